@@ -1,0 +1,55 @@
+import * as v from 'valibot';
+import { DEFAULT_QUEUE_NAME } from '@forms/schemas';
+
+const port = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a port number'), v.transform(Number), v.integer(), v.maxValue(65535));
+const positiveMs = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number of milliseconds'), v.transform(Number), v.minValue(1));
+const url = v.pipe(v.string(), v.url('must be a URL'));
+
+const EnvSchema = v.object({
+  PORT: v.optional(port, '3000'),
+  HOST: v.optional(v.string(), '0.0.0.0'),
+  PUBLIC_BASE_URL: v.optional(url),
+  CONTACT_EMAIL: v.optional(v.pipe(v.string(), v.email('must be an email address')), 'hello@example.com'),
+  REDIS_URL: v.optional(url, 'redis://127.0.0.1:6379'),
+  QUEUE_NAME: v.optional(v.pipe(v.string(), v.regex(/^[\w-]+$/, 'letters, digits, _ and - only')), DEFAULT_QUEUE_NAME),
+  ENQUEUE_TIMEOUT_MS: v.optional(positiveMs, '1000'),
+  AIRTABLE_BASE_ID: v.optional(v.string()),
+  DATABASE_URL: v.optional(url),
+  LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
+});
+
+export type GatewayConfig = Readonly<{
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  contactEmail: string;
+  redisUrl: string;
+  queueName: string;
+  enqueueTimeoutMs: number;
+  /** What `debug.baseId` reports: the Airtable base, else which Postgres the worker writes to. */
+  crmBaseId: string;
+  logLevel: string;
+}>;
+
+/** Parses the environment once; a bad value throws an error naming the variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = v.safeParse(EnvSchema, present);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const name = issue.path?.[0]?.key ?? 'environment';
+    throw new Error(`Invalid configuration: ${String(name)} ${issue.message}`);
+  }
+  const e = result.output;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
+    contactEmail: e.CONTACT_EMAIL,
+    redisUrl: e.REDIS_URL,
+    queueName: e.QUEUE_NAME,
+    enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
+    crmBaseId: e.AIRTABLE_BASE_ID ?? (e.DATABASE_URL ? 'postgres' : 'pglite'),
+    logLevel: e.LOG_LEVEL,
+  });
+}

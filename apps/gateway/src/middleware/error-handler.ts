@@ -1,0 +1,38 @@
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { ApiError, errorBody, type ErrorStyle } from '../errors.ts';
+
+/** Routes that answer errors as {error, message} say so before anything can fail. */
+export function errorStyle(style: ErrorStyle) {
+  return async function errorStyle(ctx: Context, next: Next) {
+    ctx.state.errorStyle = style;
+    await next();
+  };
+}
+
+/** First in the stack: maps every failure to its status and envelope. Unknown errors are a logged 500. */
+export function errorHandler({ logger, documentation }: { logger: Logger; documentation: string }) {
+  return async function errorHandler(ctx: Context, next: Next) {
+    try {
+      await next();
+    } catch (err) {
+      const error = toApiError(err);
+      if (error.code === 'INTERNAL_ERROR') logger.error({ err, path: ctx.path }, 'request failed');
+      else if (error.code === 'QUEUE_UNAVAILABLE') logger.warn({ err: (err as Error).cause ?? err }, 'queue unavailable');
+      ctx.status = error.status;
+      ctx.set(error.headers);
+      ctx.body = errorBody(error, ctx.state.errorStyle ?? 'structured', documentation);
+    }
+  };
+}
+
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { status?: number; type?: string; limit?: number };
+  // koa-bodyparser (raw-body, co-body) errors
+  if (e.type === 'entity.too.large') return new ApiError('PAYLOAD_TOO_LARGE', { detail: `${e.limit} bytes` });
+  if (e.type === 'entity.parse.failed' || (e.status === 400 && err instanceof SyntaxError)) return new ApiError('INVALID_JSON');
+  if (e.type === 'encoding.unsupported' || e.status === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  if (e.type === 'request.aborted' || e.status === 400) return new ApiError('INVALID_JSON');
+  return new ApiError('INTERNAL_ERROR');
+}

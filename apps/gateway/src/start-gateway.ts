@@ -1,0 +1,29 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import { createApp } from './app.ts';
+import type { GatewayConfig } from './config.ts';
+import { createProducerRedis, createSubmissionQueue } from './queue.ts';
+
+export type RunningGateway = { url: string; stop: () => Promise<void> };
+
+/** Connects, listens, and returns a stop that drains in-flight requests before closing Redis. */
+export async function startGateway(config: GatewayConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningGateway> {
+  const redis = createProducerRedis(config.redisUrl);
+  redis.on('error', (err) => logger.debug({ err }, 'gateway redis error'));
+  const queue = createSubmissionQueue(config.queueName, redis);
+  queue.on('error', (err) => logger.debug({ err }, 'gateway queue error'));
+  const app = createApp({ config, queue, redis, logger });
+  const server = app.listen(config.port, config.host);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await queue.close();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { pino, type Logger } from 'pino';
+import type { WorkerConfig } from './config.ts';
+import type { Crm } from './crm/crm.ts';
+import { createPostgresCrm } from './crm/postgres-crm.ts';
+import { openDatabase } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { createWorker } from './worker.ts';
+
+export type RunningWorker = { crm: Crm; stop: () => Promise<void> };
+
+/** Picks the CRM, migrates it, and starts consuming. `stop` lets active jobs finish, then closes the CRM. */
+export async function startWorker(config: WorkerConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningWorker> {
+  const crm = await openCrm(config, logger);
+  const worker = createWorker({ config, crm, logger });
+  await worker.waitUntilReady();
+  return {
+    crm,
+    async stop() {
+      await worker.close();
+      await crm.close();
+    },
+  };
+}
+
+export async function openCrm(config: WorkerConfig, logger: Logger): Promise<Crm> {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.pgliteDir });
+  const applied = await migrate(db);
+  logger.info({ crm: db.kind, applied }, 'crm ready');
+  return createPostgresCrm(db);
+}

@@ -1,0 +1,38 @@
+import * as v from 'valibot';
+
+/**
+ * Every error code the service answers with: its HTTP status, the short `error` word of the envelope, and a
+ * message that tells the caller how to fix it (`field` is named where one is at fault). The README and
+ * /openapi.json list this table; add a code only when a caller can act on it.
+ */
+export const ERROR_CODES = {
+  EMAIL_REQUIRED: { status: 400, error: 'missing_field', message: (f = 'email') => `Include "${f}": an email address is required.` },
+  FIELD_REQUIRED: { status: 400, error: 'missing_field', message: (f = 'field') => `Include "${f}": it is required and must not be empty.` },
+  INVALID_EMAIL: { status: 400, error: 'invalid_email', message: (f = 'email') => `"${f}" must be a valid email address, such as name@company.com.` },
+  WORK_EMAIL_REQUIRED: { status: 400, error: 'work_email_required', message: (f = 'email') => `"${f}" must be a work address: personal and disposable email domains are not accepted.` },
+  INVALID_FIELD: { status: 400, error: 'invalid_field', message: (f = 'field', detail = 'has the wrong type or length') => `"${f}" ${detail}.` },
+  INVALID_JSON: { status: 400, error: 'invalid_json', message: () => 'The body must be a JSON object; check for a syntax error.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, error: 'unsupported_media_type', message: () => 'Send the body as JSON with "Content-Type: application/json".' },
+  PAYLOAD_TOO_LARGE: { status: 413, error: 'payload_too_large', message: (_f?: string, limit = 'the limit') => `The body is larger than ${limit}; shorten the text fields.` },
+  METHOD_NOT_ALLOWED: { status: 405, error: 'method_not_allowed', message: (_f?: string, allow = '') => `This endpoint does not support that method; use ${allow}.` },
+  API_ENDPOINT_NOT_FOUND: { status: 404, error: 'not_found', message: () => 'No API endpoint at this path; see the documentation for the list of endpoints.' },
+  NOT_FOUND: { status: 404, error: 'not_found', message: () => 'Nothing at this path.' },
+  RATE_LIMITED: { status: 429, error: 'rate_limited', message: () => 'Too many requests; wait for the time in Retry-After, then try again.' },
+  QUEUE_UNAVAILABLE: { status: 503, error: 'queue_unavailable', message: () => 'The submission could not be accepted right now and was not recorded; retry after the time in Retry-After.' },
+  INTERNAL_ERROR: { status: 500, error: 'internal_error', message: () => 'Something went wrong on our side; retry with exponential backoff.' },
+} as const satisfies Record<string, { status: number; error: string; message: (field?: string, detail?: string) => string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const ErrorSchema = v.object({
+  error: v.pipe(v.string(), v.description('Short error word, such as missing_field')),
+  code: v.pipe(v.picklist(Object.keys(ERROR_CODES) as ErrorCode[]), v.description('Machine-readable code')),
+  message: v.pipe(v.string(), v.description('Human-readable message naming the field and the fix')),
+  documentation: v.pipe(v.string(), v.url(), v.description('Link explaining the fix')),
+  field: v.optional(v.pipe(v.string(), v.description('The request field at fault, when there is one'))),
+});
+export type ErrorBody = v.InferOutput<typeof ErrorSchema>;
+
+/** careers-apply, latest-video and /api/mcp answer errors in this shape; `error` holds the code. */
+export const SimpleErrorSchema = v.object({ error: v.string(), message: v.string() });
+export type SimpleErrorBody = v.InferOutput<typeof SimpleErrorSchema>;
