@@ -1,0 +1,64 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import { freePort } from './free-port.ts';
+
+export type LocalRedis = { url: string; port: number; process: ChildProcess; stop: () => Promise<void> };
+
+/** True when a `redis-server` binary is on PATH. */
+export function hasRedisServerBinary(): boolean {
+  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/** True when a Redis answers PING at `url` within `timeoutMs`. */
+export async function redisAnswers(url: string, timeoutMs = 500): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * Starts `redis-server` as a child process on 127.0.0.1. With `dir`, data persists there (append-only
+ * file); without, nothing is written to disk. `noeviction` because BullMQ loses jobs if Redis evicts keys.
+ */
+export async function startRedisServer({ port, dir }: { port?: number; dir?: string } = {}): Promise<LocalRedis> {
+  const chosen = port ?? (await freePort());
+  const args = ['--port', String(chosen), '--bind', '127.0.0.1', '--maxmemory-policy', 'noeviction', '--save', ''];
+  if (dir) {
+    mkdirSync(dir, { recursive: true });
+    args.push('--dir', dir, '--appendonly', 'yes');
+  } else {
+    args.push('--appendonly', 'no');
+  }
+  const child = spawn('redis-server', args, { stdio: 'ignore' });
+  const url = `redis://127.0.0.1:${chosen}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const failed = new Promise<never>((_, reject) => child.once('error', reject));
+  const deadline = Date.now() + 10_000;
+  // A fresh client per try: a client that failed its first connect can keep stale state.
+  while (!(await Promise.race([redisAnswers(url, 200), failed]))) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error(`redis-server did not answer on port ${chosen}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    port: chosen,
+    process: child,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
