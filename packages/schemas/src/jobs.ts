@@ -52,7 +52,7 @@ export function jobNameFor<K extends SubmissionKind>(kind: K): `${K}.v1` {
 
 /**
  * Retry policy of every submission job. 14 attempts with delays doubling from 5 s to a 1 h cap and "equal
- * jitter" (each delay is between half and all of its step): the schedule reaches about 3.3 to 4.4 hours
+ * jitter" (each delay is between half and all of its step): the schedule spans about 2.2 to 4.4 hours (15,915 s at most)
  * before a job rests in the failed set, long enough to ride out a CRM outage of an afternoon.
  */
 export const RETRY_POLICY = {

@@ -1,0 +1,27 @@
+// Type tests: checked by `tsc` in the typecheck task (expectTypeOf is a no-op at run time).
+import { expectTypeOf } from 'vitest';
+import type {
+  CareersApplyRequestOutput,
+  ContactRequestOutput,
+  ContactUpdateRequestInput,
+  JobPayload,
+  PartnerWebinarRequestOutput,
+  SubmissionKind,
+  UsaSignupRequestOutput,
+} from './index.ts';
+
+expectTypeOf<ContactRequestOutput['email']>().toEqualTypeOf<string>();
+expectTypeOf<ContactRequestOutput['name']>().toEqualTypeOf<string | undefined>();
+expectTypeOf<ContactUpdateRequestInput['usingInfluencers']>().toEqualTypeOf<boolean | string | undefined>();
+expectTypeOf<ContactUpdateRequestInput['influencersPerMonth']>().toEqualTypeOf<number | string | undefined>();
+expectTypeOf<UsaSignupRequestOutput['already_working_with_influencers']>().toEqualTypeOf<boolean | undefined>();
+expectTypeOf<PartnerWebinarRequestOutput>().toHaveProperty('workEmail').toEqualTypeOf<string>();
+expectTypeOf<CareersApplyRequestOutput['cvFile']>().exclude<undefined>().toHaveProperty('contentType').toEqualTypeOf<
+  'application/pdf' | 'application/msword' | 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
+>();
+expectTypeOf<JobPayload<'careers-apply.v1'>['data']>().not.toHaveProperty('cvFile');
+expectTypeOf<JobPayload<'contact.v1'>['kind']>().toEqualTypeOf<'contact'>();
+expectTypeOf<SubmissionKind>().toEqualTypeOf<
+  | 'contact' | 'contact-update' | 'cpa-signup' | 'caf-signup' | 'cdg-signup' | 'sfa-signup'
+  | 'rebriefing-signup' | 'usa-signup' | 'creator-signup' | 'careers-apply' | 'partner-webinar'
+>();
