@@ -1,4 +1,6 @@
 import { defineConfig } from 'vitest/config';
+// Brings in the typing of inject('redisUrl').
+import type {} from '../../packages/local-services/src/vitest-redis-setup.ts';
 
 export default defineConfig({
   test: {

@@ -8,9 +8,16 @@ import { createWorker } from './worker.ts';
 
 export type RunningWorker = { crm: Crm; stop: () => Promise<void> };
 
-/** Picks the CRM, migrates it, and starts consuming. `stop` lets active jobs finish, then closes the CRM. */
-export async function startWorker(config: WorkerConfig, logger: Logger = pino({ level: config.logLevel })): Promise<RunningWorker> {
-  const crm = await openCrm(config, logger);
+/**
+ * Picks the CRM, migrates it, and starts consuming. `stop` lets active jobs finish, then closes the CRM.
+ * Tests may hand in a CRM they also read from (an in-memory PGlite cannot be opened twice).
+ */
+export async function startWorker(
+  config: WorkerConfig,
+  logger: Logger = pino({ level: config.logLevel }),
+  { crm: given }: { crm?: Crm } = {},
+): Promise<RunningWorker> {
+  const crm = given ?? (await openCrm(config, logger));
   const worker = createWorker({ config, crm, logger });
   await worker.waitUntilReady();
   return {
