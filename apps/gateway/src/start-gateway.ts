@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { Redis } from 'ioredis';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -13,6 +14,9 @@ export async function startGateway(config: GatewayConfig, logger: Logger = pino(
   redis.on('error', (err) => logger.debug({ err }, 'gateway redis error'));
   const queue = createSubmissionQueue(config.queueName, redis);
   queue.on('error', (err) => logger.debug({ err }, 'gateway queue error'));
+  // Without an offline queue, commands sent before the first connect fail: give Redis a moment to answer
+  // before taking traffic. A gateway whose Redis is down still starts (and answers 503 until it is back).
+  await waitUntilReady(redis, 3_000);
   const app = createApp({ config, queue, redis, logger });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
@@ -26,4 +30,11 @@ export async function startGateway(config: GatewayConfig, logger: Logger = pino(
       redis.disconnect();
     },
   };
+}
+
+async function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([once(redis, 'ready'), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
 }

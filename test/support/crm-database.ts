@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { migrate, openPglite, openPostgres, type Database } from '@forms/worker';
+
+export type TestDatabase = {
+  /** The store to read. For a shareable PGlite, call it only once every worker process using it has exited. */
+  read: () => Promise<Database>;
+  /** Env for a worker process that must write to this same store. */
+  workerEnv: Record<string, string>;
+  close: () => Promise<void>;
+};
+
+/**
+ * The CRM store for a test: a fresh database on the PostgreSQL at DATABASE_URL when set (dropped after),
+ * else an embedded PGlite: in memory, or with `shareable` in a temporary folder that a worker process can
+ * open (PGlite is single-process, so the test reads it after that process has stopped).
+ */
+export async function openTestDatabase({ shareable = false } = {}): Promise<TestDatabase> {
+  const adminUrl = process.env.DATABASE_URL;
+  if (adminUrl) {
+    const name = `forms_test_${randomBytes(6).toString('hex')}`;
+    await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    const db = openPostgres(url.toString());
+    await migrate(db);
+    return {
+      read: async () => db,
+      workerEnv: { DATABASE_URL: url.toString() },
+      async close() {
+        await db.close().catch(() => {});
+        await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      },
+    };
+  }
+  if (!shareable) {
+    const db = await openPglite();
+    await migrate(db);
+    return { read: async () => db, workerEnv: {}, close: () => db.close() };
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'forms-pglite-'));
+  let db: Database | undefined;
+  return {
+    read: async () => (db ??= await openPglite(join(dataDir, 'pglite'))),
+    workerEnv: { DATA_DIR: dataDir },
+    async close() {
+      await db?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function adminQuery(url: string, sql: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Polls `check` until it returns true, at most `timeoutMs`; bounded by count and time. */
+export async function eventually(check: () => Promise<boolean>, { timeoutMs = 15_000, everyMs = 100 } = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let i = 0; i < timeoutMs / everyMs + 1; i++) {
+    if (await check()) return;
+    if (Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms`);
+}
