@@ -23,7 +23,8 @@ export async function startTestRedis(): Promise<TestRedis> {
   return startRedisServer();
 }
 
-async function containerRuntimeAnswers(timeoutMs = 2_000): Promise<boolean> {
+/** True when a container runtime answers within `timeoutMs` (shared by the test Redis and the test S3). */
+export async function containerRuntimeAnswers(timeoutMs = 2_000): Promise<boolean> {
   try {
     const { getContainerRuntimeClient } = await import('testcontainers');
     let timer: NodeJS.Timeout | undefined;

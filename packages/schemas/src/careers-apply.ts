@@ -9,6 +9,8 @@ export const CV_CONTENT_TYPES = [
 
 /** The decoded size limit of a CV attachment. */
 export const CV_MAX_BYTES = 5 * 1024 * 1024;
+/** The longest `cvFile.data` accepted: a CV of CV_MAX_BYTES in base64, plus room for a data-URL prefix. */
+export const CV_DATA_MAX_LENGTH = Math.ceil(CV_MAX_BYTES / 3) * 4 + 256;
 
 export const CvFileSchema = v.object({
   filename: requiredText('Original file name (kept as metadata only)', 255),
@@ -17,8 +19,8 @@ export const CvFileSchema = v.object({
   data: v.pipe(
     v.string(),
     v.minLength(1),
-    v.maxLength(Math.ceil(CV_MAX_BYTES / 3) * 4 + 256),
-    v.description('Base64 file contents'),
+    v.maxLength(CV_DATA_MAX_LENGTH),
+    v.description('Base64 file contents, at most 5 MiB decoded; a data: URL prefix is accepted and stripped'),
   ),
 });
 

@@ -5,6 +5,7 @@ export * from './work-email-signup.ts';
 export * from './usa-signup.ts';
 export * from './creator-signup.ts';
 export * from './careers-apply.ts';
+export * from './staged-cv.ts';
 export * from './partner-webinar.ts';
 export * from './responses.ts';
 export * from './errors.ts';

@@ -4,6 +4,7 @@ import { ContactUpdateRequestSchema } from './contact-update.ts';
 import { ContactRequestSchema } from './contact.ts';
 import { CreatorSignupRequestSchema } from './creator-signup.ts';
 import { PartnerWebinarRequestSchema } from './partner-webinar.ts';
+import { StagedCvSchema } from './staged-cv.ts';
 import type { SubmissionKind } from './submissions.ts';
 import { UsaSignupRequestSchema } from './usa-signup.ts';
 import { EmailOnlyWorkSignupRequestSchema, WorkEmailSignupRequestSchema } from './work-email-signup.ts';
@@ -11,8 +12,18 @@ import { EmailOnlyWorkSignupRequestSchema, WorkEmailSignupRequestSchema } from '
 /** The BullMQ queue both apps use unless QUEUE_NAME says otherwise. */
 export const DEFAULT_QUEUE_NAME = 'submissions';
 
-/** A CV's bytes never travel in a job: careers jobs carry the application without `cvFile`. */
-export const CareersApplyJobDataSchema = v.omit(CareersApplyRequestSchema, ['cvFile']);
+/**
+ * A CV's bytes never travel in a job: careers jobs carry the application without `cvFile`, and at most a
+ * reference to the copy the gateway staged in object storage. Both added fields are optional, so
+ * careers-apply.v1 jobs queued before they existed still parse (no new versioned name needed).
+ */
+export const CareersApplyJobDataSchema = v.object({
+  ...v.omit(CareersApplyRequestSchema, ['cvFile']).entries,
+  stagedCv: v.optional(StagedCvSchema),
+  cvUploadFailed: v.optional(
+    v.pipe(v.boolean(), v.description('A CV was sent and passed its checks but could not be kept; the application stands')),
+  ),
+});
 
 function jobSchema<const K extends SubmissionKind, D extends v.GenericSchema>(kind: K, data: D) {
   return v.object({
