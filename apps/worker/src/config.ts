@@ -1,19 +1,30 @@
 import * as v from 'valibot';
 import { DEFAULT_QUEUE_NAME, RETRY_POLICY } from '@forms/schemas';
+import type { AirtableSettings } from './crm/airtable/airtable-crm.ts';
 
 const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
 const url = v.pipe(v.string(), v.url('must be a URL'));
+const positiveNumber = v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, 'must be a number'), v.transform(Number), v.minValue(0.01));
+const fraction = v.pipe(v.string(), v.regex(/^0(\.\d+)?$/, 'must be a number from 0 to below 1'), v.transform(Number));
 
 const EnvSchema = v.object({
   REDIS_URL: v.optional(url, 'redis://127.0.0.1:6379'),
   QUEUE_NAME: v.optional(v.pipe(v.string(), v.regex(/^[\w-]+$/, 'letters, digits, _ and - only')), DEFAULT_QUEUE_NAME),
   DATABASE_URL: v.optional(url),
   DATA_DIR: v.optional(v.string(), '.data'),
-  WORKER_CONCURRENCY: v.optional(positiveInt, '10'),
+  WORKER_CONCURRENCY: v.optional(positiveInt),
   WORKER_LOCK_DURATION_MS: v.optional(positiveInt, '30000'),
   RETRY_BASE_DELAY_MS: v.optional(positiveInt, String(RETRY_POLICY.baseDelayMs)),
   RETRY_MAX_DELAY_MS: v.optional(positiveInt, String(RETRY_POLICY.maxDelayMs)),
   SHUTDOWN_TIMEOUT_MS: v.optional(positiveInt, '25000'),
+  AIRTABLE_API_KEY: v.optional(v.string()),
+  AIRTABLE_BASE_ID: v.optional(v.pipe(v.string(), v.regex(/^[\w-]+$/, 'letters, digits, _ and - only'))),
+  AIRTABLE_ENDPOINT_URL: v.optional(url, 'https://api.airtable.com'),
+  AIRTABLE_MAPPING_FILE: v.optional(v.string()),
+  AIRTABLE_RATE_LIMIT: v.optional(positiveNumber, '5'),
+  AIRTABLE_RATE_MARGIN: v.optional(fraction, '0.05'),
+  AIRTABLE_LOCKOUT_MS: v.optional(positiveInt, '30000'),
+  AIRTABLE_REQUEST_TIMEOUT_MS: v.optional(positiveInt, '15000'),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
 });
 
@@ -23,12 +34,15 @@ export type WorkerConfig = Readonly<{
   databaseUrl: string | undefined;
   /** Where the embedded PGlite keeps its files when DATABASE_URL is not set. */
   pgliteDir: string;
+  /** Jobs run at once per process. The Airtable driver needs many in flight to fill its batches. */
   concurrency: number;
   lockDurationMs: number;
   retryBaseDelayMs: number;
   retryMaxDelayMs: number;
   shutdownTimeoutMs: number;
   logLevel: string;
+  /** Set when AIRTABLE_API_KEY and AIRTABLE_BASE_ID are: the CRM is then Airtable. */
+  airtable: AirtableSettings | undefined;
 }>;
 
 /** Parses the environment once; a bad value throws an error naming the variable. */
@@ -40,16 +54,36 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration: ${String(issue.path?.[0]?.key ?? 'environment')} ${issue.message}`);
   }
   const e = result.output;
+  if (Boolean(e.AIRTABLE_API_KEY) !== Boolean(e.AIRTABLE_BASE_ID)) {
+    const missing = e.AIRTABLE_API_KEY ? 'AIRTABLE_BASE_ID' : 'AIRTABLE_API_KEY';
+    throw new Error(`Invalid configuration: ${missing} must be set too (the Airtable CRM needs both AIRTABLE_API_KEY and AIRTABLE_BASE_ID)`);
+  }
+  const airtable: AirtableSettings | undefined =
+    e.AIRTABLE_API_KEY && e.AIRTABLE_BASE_ID
+      ? Object.freeze({
+          apiKey: e.AIRTABLE_API_KEY,
+          baseId: e.AIRTABLE_BASE_ID,
+          endpointUrl: e.AIRTABLE_ENDPOINT_URL,
+          mappingFile: e.AIRTABLE_MAPPING_FILE,
+          // A little under the published limit: spacing at exactly 5/s leaves no room for network jitter,
+          // and one 429 costs a 30-second lock-out (1,500 records at full speed).
+          requestsPerSecond: e.AIRTABLE_RATE_LIMIT * (1 - e.AIRTABLE_RATE_MARGIN),
+          lockoutMs: e.AIRTABLE_LOCKOUT_MS,
+          requestTimeoutMs: e.AIRTABLE_REQUEST_TIMEOUT_MS,
+        })
+      : undefined;
   return Object.freeze({
     redisUrl: e.REDIS_URL,
     queueName: e.QUEUE_NAME,
     databaseUrl: e.DATABASE_URL,
     pgliteDir: `${e.DATA_DIR.replace(/\/$/, '')}/pglite`,
-    concurrency: e.WORKER_CONCURRENCY,
+    // 100 with Airtable: five tables' worth of ten-record batches, plus the records of requests in flight.
+    concurrency: e.WORKER_CONCURRENCY ?? (airtable ? 100 : 10),
     lockDurationMs: e.WORKER_LOCK_DURATION_MS,
     retryBaseDelayMs: e.RETRY_BASE_DELAY_MS,
     retryMaxDelayMs: e.RETRY_MAX_DELAY_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
+    airtable,
   });
 }

@@ -4,5 +4,7 @@ export { startWorker, openCrm, type RunningWorker } from './start-worker.ts';
 export { deliverSubmission } from './handlers/deliver-submission.ts';
 export { PermanentCrmError, isContactKind, submissionEmail, type Crm, type DeliveryResult } from './crm/crm.ts';
 export { createPostgresCrm } from './crm/postgres-crm.ts';
+export { createAirtableCrm, type AirtableCrm, type AirtableSettings } from './crm/airtable/airtable-crm.ts';
+export { loadAirtableMapping, toAirtableWrite, type AirtableMapping } from './crm/airtable/airtable-mapping.ts';
 export { openDatabase, openPostgres, openPglite, type Database } from './db/database.ts';
 export { migrate } from './db/migrate.ts';

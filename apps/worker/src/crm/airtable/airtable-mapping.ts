@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as v from 'valibot';
+import { SUBMISSION_KINDS, type JobPayload, type SubmissionKind } from '@forms/schemas';
+import { isContactKind } from '../crm.ts';
+
+/** The mapping shipped with the worker; `AIRTABLE_MAPPING_FILE` points elsewhere. */
+export const DEFAULT_MAPPING_FILE = fileURLToPath(new URL('../../../airtable-mapping.json', import.meta.url));
+
+const fieldName = v.pipe(v.string(), v.trim(), v.minLength(1, 'an Airtable field name cannot be empty'));
+
+const KindMappingSchema = v.object({
+  table: v.pipe(v.string(), v.trim(), v.minLength(1, 'a table name cannot be empty')),
+  /** Our field (a dotted path for nested values) → Airtable field name. Fields not listed are not sent. */
+  fields: v.record(v.pipe(v.string(), v.minLength(1)), fieldName),
+});
+
+const MappingSchema = v.object({
+  meta: v.object({
+    submissionId: fieldName,
+    recordId: v.nullable(fieldName),
+    kind: v.nullable(fieldName),
+    acceptedAt: v.nullable(fieldName),
+  }),
+  kinds: v.object(
+    Object.fromEntries(SUBMISSION_KINDS.map((kind) => [kind, KindMappingSchema])) as Record<SubmissionKind, typeof KindMappingSchema>,
+  ),
+});
+
+export type AirtableMapping = v.InferOutput<typeof MappingSchema>;
+
+/** One record bound for Airtable: its table, the one field it merges on, and that field's value. */
+export type AirtableWrite = {
+  table: string;
+  mergeOn: string;
+  mergeValue: string;
+  fields: Record<string, unknown>;
+};
+
+/**
+ * Reads and checks a mapping file. Every kind must be mapped (a kind without a table would fail every job
+ * of it at run time; better to refuse to start), and a contact kind must map its email, which it merges on.
+ */
+export function loadAirtableMapping(file: string = DEFAULT_MAPPING_FILE): AirtableMapping {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`Airtable mapping ${file} cannot be read: ${(err as Error).message}`);
+  }
+  return parseAirtableMapping(raw, file);
+}
+
+export function parseAirtableMapping(raw: unknown, source = 'mapping'): AirtableMapping {
+  const result = v.safeParse(MappingSchema, raw);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const at = issue.path?.map((p) => String(p.key)).join('.') ?? '(root)';
+    throw new Error(`Airtable mapping ${source}: ${at}: ${issue.message}`);
+  }
+  const mapping = result.output;
+  const mergeFieldOf = new Map<string, string>();
+  for (const kind of SUBMISSION_KINDS) {
+    const { table, fields } = mapping.kinds[kind];
+    if (isContactKind(kind) && !fields.email) throw new Error(`Airtable mapping ${source}: kinds.${kind}.fields.email is required: contacts merge on it`);
+    // One table, one merge field: a request merges on one field list, so kinds sharing a table must agree.
+    const mergeOn = mergeFieldFor(mapping, kind);
+    const seen = mergeFieldOf.get(table);
+    if (seen !== undefined && seen !== mergeOn) {
+      throw new Error(`Airtable mapping ${source}: table "${table}" would merge on both "${seen}" and "${mergeOn}"; give contact kinds a table of their own`);
+    }
+    mergeFieldOf.set(table, mergeOn);
+  }
+  return mapping;
+}
+
+function mergeFieldFor(mapping: AirtableMapping, kind: SubmissionKind): string {
+  return isContactKind(kind) ? mapping.kinds[kind].fields.email! : mapping.meta.submissionId;
+}
+
+/**
+ * Turns a submission into its Airtable record. Contacts merge on their (lower-cased) email, so every
+ * contact submission for one address lands on one record; every other kind merges on its submission id,
+ * so a retry or a replay updates its own record instead of adding one. Absent values are not sent, so a
+ * partial contact update never blanks a field an earlier one filled.
+ */
+export function toAirtableWrite(submission: JobPayload, mapping: AirtableMapping): AirtableWrite {
+  const { table, fields: fieldMap } = mapping.kinds[submission.kind];
+  const fields: Record<string, unknown> = {};
+  for (const [path, airtableName] of Object.entries(fieldMap)) {
+    const value = readPath(submission, path);
+    if (value !== undefined && value !== null && typeof value !== 'object') fields[airtableName] = value;
+  }
+  const { meta } = mapping;
+  fields[meta.submissionId] = submission.submissionId;
+  if (meta.recordId) fields[meta.recordId] = submission.recordId;
+  if (meta.kind) fields[meta.kind] = submission.kind;
+  if (meta.acceptedAt) fields[meta.acceptedAt] = submission.acceptedAt;
+
+  const mergeOn = mergeFieldFor(mapping, submission.kind);
+  if (isContactKind(submission.kind)) fields[mergeOn] = String(fields[mergeOn] ?? '').toLowerCase();
+  return { table, mergeOn, mergeValue: String(fields[mergeOn]), fields };
+}
+
+/** A dotted path read in the submission's data first, then in the job payload (where CV details may live). */
+function readPath(submission: JobPayload, path: string): unknown {
+  const inData = dig(submission.data, path);
+  return inData !== undefined ? inData : dig(submission, path);
+}
+
+function dig(from: unknown, path: string): unknown {
+  let at = from;
+  for (const key of path.split('.')) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
+}

@@ -1,0 +1,252 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local stand-in for Airtable's Web API, faithful in what the worker relies on: bearer-token check, at
+ * most ten records per write, a per-base rate limit whose breach answers 429 and locks the base out,
+ * `performUpsert` (one to three merge fields; no match creates, one match updates, several fail the
+ * request; one request may not match one record twice) with its `records` / `createdRecords` /
+ * `updatedRecords` answer, 422 for unknown fields and refused values, and faults to inject.
+ *
+ * Real HTTP on 127.0.0.1, so the driver's fetch, timeouts and keep-alive are exercised as in production.
+ */
+
+export type StoredRecord = { id: string; createdTime: string; fields: Record<string, unknown> };
+export type AirtableErrorBody = { type: string; message: string };
+
+export type FakeAirtableOptions = {
+  /** The one token accepted (any base). */
+  apiKey: string;
+  /** Per base: at most `requests` in any sliding `windowMs`; a breach locks the base for `lockoutMs`. */
+  rateLimit?: { requests: number; windowMs: number; lockoutMs: number; sendRetryAfter?: boolean };
+  /** Known tables and their fields: writes to other tables are 404, to other fields 422 UNKNOWN_FIELD_NAME. */
+  schema?: Record<string, string[]>;
+};
+
+/** Faults to inject; tests change them while the server runs. */
+export type FakeAirtableFaults = {
+  /** Share of write requests answered 503. */
+  serverErrorRate: number;
+  /** Of those, the share that fail after the write was applied (the ambiguous kind a retry must survive). */
+  serverErrorAfterWrite: number;
+  /** Share of write requests held `hangMs` (past the client's timeout), then applied. */
+  timeoutRate: number;
+  hangMs: number;
+  /** A refusal for one record's fields: the whole request is then 422 with it, as Airtable does. */
+  rejectRecord: ((table: string, fields: Record<string, unknown>) => AirtableErrorBody | undefined) | undefined;
+  random: () => number;
+};
+
+export type FakeAirtableStats = {
+  requests: number;
+  byStatus: Record<number, number>;
+  rateLimited: number;
+  /** Records in requests answered 200. */
+  recordsWritten: number;
+  /** Records per write request answered 200. */
+  batchSizes: number[];
+  /** Write requests that did not ask for `typecast: true`. */
+  withoutTypecast: number;
+  /** Arrival time (ms) and status of every request. */
+  log: { at: number; baseId: string; status: number; records: number }[];
+};
+
+export type FakeAirtable = {
+  url: string;
+  faults: FakeAirtableFaults;
+  stats: FakeAirtableStats;
+  /** A table's records, in creation order. */
+  records(baseId: string, table: string): StoredRecord[];
+  tables(baseId: string): string[];
+  /** Puts a base in lock-out, as if it had just broken the rate limit. */
+  lockOut(baseId: string, ms: number): void;
+  close(): Promise<void>;
+};
+
+const MAX_RECORDS = 10;
+
+export async function startFakeAirtable(options: FakeAirtableOptions): Promise<FakeAirtable> {
+  const bases = new Map<string, { tables: Map<string, StoredRecord[]>; recent: number[]; lockedUntil: number }>();
+  const faults: FakeAirtableFaults = { serverErrorRate: 0, serverErrorAfterWrite: 0.5, timeoutRate: 0, hangMs: 0, rejectRecord: undefined, random: Math.random };
+  const stats: FakeAirtableStats = { requests: 0, byStatus: {}, rateLimited: 0, recordsWritten: 0, batchSizes: [], withoutTypecast: 0, log: [] };
+  const timers = new Set<NodeJS.Timeout>();
+
+  const baseOf = (id: string) => {
+    let base = bases.get(id);
+    if (!base) bases.set(id, (base = { tables: new Map(), recent: [], lockedUntil: 0 }));
+    return base;
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const now = Date.now();
+    stats.requests++;
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}, records = 0) => {
+      stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
+      stats.log.push({ at: now, baseId: match?.[1] ?? '', status, records });
+      if (res.destroyed) return;
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    };
+    const fail = (status: number, type: string, message: string) => send(status, { error: { type, message } });
+
+    const match = /^\/v0\/([^/]+)\/([^/?]+)(?:\?.*)?$/.exec(req.url ?? '');
+    if (req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      return send(401, { error: { type: 'AUTHENTICATION_REQUIRED', message: 'Authentication required' } });
+    }
+    if (!match) return send(404, { error: 'NOT_FOUND' });
+    const baseId = decodeURIComponent(match[1]!);
+    const table = decodeURIComponent(match[2]!);
+    const base = baseOf(baseId);
+
+    const limit = options.rateLimit;
+    if (limit) {
+      if (now < base.lockedUntil) return tooMany(limit, base.lockedUntil - now);
+      base.recent = base.recent.filter((t) => now - t < limit.windowMs);
+      if (base.recent.length >= limit.requests) {
+        base.lockedUntil = now + limit.lockoutMs;
+        return tooMany(limit, limit.lockoutMs);
+      }
+      base.recent.push(now);
+    }
+    function tooMany(l: NonNullable<FakeAirtableOptions['rateLimit']>, remainingMs: number) {
+      stats.rateLimited++;
+      const headers: Record<string, string> = l.sendRetryAfter ? { 'retry-after': String(Math.ceil(remainingMs / 1000)) } : {};
+      send(429, { errors: [{ error: 'RATE_LIMIT_REACHED', message: 'Rate limit exceeded. Please try again later' }] }, headers);
+    }
+
+    if (options.schema && !options.schema[table]) return fail(404, 'TABLE_NOT_FOUND', `Could not find table ${table} in application ${baseId}`);
+    const rows = base.tables.get(table) ?? [];
+    base.tables.set(table, rows);
+
+    if (req.method === 'GET') return list(rows, new URL(req.url!, 'http://x').searchParams);
+    if (req.method !== 'PATCH' && req.method !== 'POST') return send(404, { error: 'NOT_FOUND' });
+
+    let body: { records?: { id?: string; fields?: Record<string, unknown> }[]; performUpsert?: { fieldsToMergeOn?: unknown }; typecast?: boolean };
+    try {
+      body = JSON.parse(await readBody(req));
+    } catch {
+      return fail(422, 'INVALID_REQUEST_BODY', 'Could not parse request body');
+    }
+    const records = body.records;
+    if (!Array.isArray(records) || records.length === 0) return fail(422, 'INVALID_REQUEST_MISSING_FIELDS', 'Could not find field "records" in the request body');
+    if (records.length > MAX_RECORDS) return fail(422, 'INVALID_RECORDS', `You can create or update at most ${MAX_RECORDS} records per request`);
+    if (body.typecast !== true) stats.withoutTypecast++;
+    for (const record of records) {
+      if (!record || typeof record.fields !== 'object' || record.fields === null) return fail(422, 'INVALID_RECORDS', 'Each record needs a "fields" object');
+      const unknown = options.schema ? Object.keys(record.fields).find((f) => !options.schema![table]!.includes(f)) : undefined;
+      if (unknown) return fail(422, 'UNKNOWN_FIELD_NAME', `Unknown field name: "${unknown}"`);
+      const refused = faults.rejectRecord?.(table, record.fields);
+      if (refused) return fail(422, refused.type, refused.message);
+    }
+
+    const roll = faults.random();
+    const fault = roll < faults.serverErrorRate ? (faults.random() < faults.serverErrorAfterWrite ? 'error-after-write' : 'error') : roll < faults.serverErrorRate + faults.timeoutRate ? 'hang' : undefined;
+    if (fault === 'error') return fail(503, 'SERVICE_UNAVAILABLE', 'Injected outage');
+    // A hung request is applied late, against the rows as they are by then (a retry may have come first).
+    if (fault === 'hang') {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => (timers.delete(timer), resolve()), faults.hangMs);
+        timers.add(timer);
+      });
+    }
+    // Decide the outcome of the whole request before touching a row: Airtable applies a request all or nothing.
+    let plan: { existing: StoredRecord | undefined; fields: Record<string, unknown> }[];
+    if (req.method === 'PATCH' && body.performUpsert) {
+      const mergeOn = body.performUpsert.fieldsToMergeOn;
+      if (!Array.isArray(mergeOn) || mergeOn.length < 1 || mergeOn.length > 3 || !mergeOn.every((f) => typeof f === 'string')) {
+        return fail(422, 'INVALID_VALUE_FOR_COLUMN', 'performUpsert.fieldsToMergeOn must name 1 to 3 fields');
+      }
+      const keyOf = (fields: Record<string, unknown>) => JSON.stringify(mergeOn.map((f) => (fields[f] === undefined ? null : String(fields[f]))));
+      const seen = new Set<string>();
+      plan = [];
+      for (const record of records) {
+        const missing = mergeOn.find((f) => record.fields![f] === undefined || record.fields![f] === '');
+        if (missing) return fail(422, 'INVALID_VALUE_FOR_COLUMN', `Field "${missing}" is merged on and cannot be empty`);
+        const key = keyOf(record.fields!);
+        if (seen.has(key)) return fail(422, 'INVALID_RECORDS', 'Cannot upsert two records with the same values for fieldsToMergeOn in one request');
+        seen.add(key);
+        const matches = rows.filter((row) => keyOf(row.fields) === key);
+        if (matches.length > 1) return fail(422, 'INVALID_RECORDS', `More than one record matches fieldsToMergeOn for ${key}`);
+        plan.push({ existing: matches[0], fields: record.fields! });
+      }
+    } else if (req.method === 'PATCH') {
+      plan = [];
+      for (const record of records) {
+        const existing = rows.find((row) => row.id === record.id);
+        if (!existing) return fail(404, 'NOT_FOUND', `Record ${String(record.id)} not found`);
+        plan.push({ existing, fields: record.fields! });
+      }
+    } else {
+      plan = records.map((r) => ({ existing: undefined, fields: r.fields! }));
+    }
+
+    const apply = () => {
+      const created: string[] = [];
+      const updated: string[] = [];
+      const out = plan.map(({ existing, fields }) => {
+        if (existing) {
+          Object.assign(existing.fields, fields);
+          updated.push(existing.id);
+          return existing;
+        }
+        const row: StoredRecord = { id: `rec${randomBytes(12).toString('base64url').slice(0, 14)}`, createdTime: new Date().toISOString(), fields: { ...fields } };
+        rows.push(row);
+        created.push(row.id);
+        return row;
+      });
+      return { records: out.map((r) => ({ id: r.id, createdTime: r.createdTime, fields: { ...r.fields } })), createdRecords: created, updatedRecords: updated };
+    };
+    const answer = apply();
+    if (fault === 'error-after-write') return fail(502, 'BAD_GATEWAY', 'Injected outage after the write');
+    stats.recordsWritten += records.length;
+    stats.batchSizes.push(records.length);
+    const upsert = req.method === 'PATCH' && body.performUpsert;
+    send(200, upsert ? answer : { records: answer.records }, {}, records.length);
+
+    function list(all: StoredRecord[], query: URLSearchParams) {
+      const pageSize = Math.min(100, Number(query.get('pageSize') ?? 100));
+      const offset = Number(query.get('offset') ?? 0);
+      const page = all.slice(offset, offset + pageSize);
+      send(200, { records: page, ...(offset + pageSize < all.length ? { offset: String(offset + pageSize) } : {}) });
+    }
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: Error) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { type: 'SERVER_ERROR', message: err.message } }));
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    faults,
+    stats,
+    records: (baseId, table) => bases.get(baseId)?.tables.get(table) ?? [],
+    tables: (baseId) => [...(bases.get(baseId)?.tables.keys() ?? [])],
+    lockOut(baseId, ms) {
+      baseOf(baseId).lockedUntil = Date.now() + ms;
+    },
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    // Airtable's own request size limit is larger; this only bounds what a buggy client can make us hold.
+    if (size > 2_000_000) throw new Error('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
