@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig, startGateway, type RunningGateway } from '@forms/gateway';
+import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
+import { spawnWorker } from '../support/worker-process.ts';
+
+const TOTAL = 1_500;
+const queueName = `kill-${randomUUID()}`;
+let store: TestDatabase;
+let gateway: RunningGateway;
+let redis: Redis;
+let queue: Queue;
+
+beforeAll(async () => {
+  store = await openTestDatabase({ shareable: true });
+  gateway = await startGateway(loadConfig({ PORT: '0', HOST: '127.0.0.1', REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, LOG_LEVEL: 'silent' }));
+  redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
+  queue = new Queue(queueName, { connection: redis });
+});
+afterAll(async () => {
+  await gateway?.stop();
+  await queue?.obliterate({ force: true });
+  await queue?.close();
+  redis?.disconnect();
+  await store?.close();
+});
+
+describe('worker killed with SIGKILL mid-job', () => {
+  it('delivers every acknowledged submission exactly once after a restart', async () => {
+    const acknowledged = new Set<string>();
+    for (let batch = 0; batch < TOTAL / 50; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          fetch(`${gateway.url}/api/creator-signup`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email: `c${batch}-${i}@acme.io`, name: 'Creator' }),
+          }).then((r) => r.json()),
+        ),
+      );
+      for (const a of answers) acknowledged.add(a.recordId);
+    }
+    expect(acknowledged.size).toBe(TOTAL);
+
+    // Low concurrency and a short lock so the kill lands mid-backlog and the restart finds stalled jobs fast.
+    const env = { ...store.workerEnv, REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, WORKER_CONCURRENCY: '4', WORKER_LOCK_DURATION_MS: '2000' };
+    const first = await spawnWorker(env);
+    await eventually(async () => (await queue.getCompletedCount()) >= 50, { timeoutMs: 30_000, everyMs: 20 });
+    const activeAtKill = await queue.getActiveCount();
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(activeAtKill).toBeGreaterThan(0);
+    expect(await queue.getCompletedCount()).toBeLessThan(TOTAL);
+
+    const second = await spawnWorker(env);
+    await eventually(async () => (await queue.getCompletedCount()) === TOTAL, { timeoutMs: 60_000, everyMs: 200 });
+    expect(await queue.getFailedCount()).toBe(0);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+
+    const db = await store.read();
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM submissions');
+    expect(rows.length).toBe(TOTAL);
+    expect(new Set(rows.map((r) => r.id))).toEqual(acknowledged);
+  }, 120_000);
+});
