@@ -1,8 +1,12 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Database } from './database.ts';
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+// apps/worker/migrations, seen from src/db/ (run from source) or from dist/ (the production bundle).
+const MIGRATIONS_DIR = ['../../migrations/', '../migrations/']
+  .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
+  .find((dir) => existsSync(dir))!;
 // Any constant works; it keeps two workers starting together from applying the same file twice.
 const MIGRATION_LOCK = 727_274_001;
 
