@@ -6,10 +6,20 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from './config.ts';
 import { ApiError } from './errors.ts';
 import { errorHandler } from './middleware/error-handler.ts';
+import { buildSite } from './content/site.ts';
+import { createLatestVideoSource } from './latest-video-cache.ts';
+import { discoveryRoutes } from './routes/discovery.ts';
 import { healthRoutes } from './routes/health.ts';
+import { latestVideoRoutes } from './routes/latest-video.ts';
+import { mcpRoutes } from './routes/mcp.ts';
+import { openApiRoutes } from './routes/openapi.ts';
 import { submissionRoutes } from './routes/submissions.ts';
+import { widgetRoutes } from './routes/widgets.ts';
 
-export type GatewayDeps = { config: GatewayConfig; queue: Queue; redis: Redis; logger: Logger };
+export type GatewayDeps = { config: GatewayConfig; queue: Queue; redis: Redis; logger: Logger } & AgentSurfaceDeps;
+
+/** Optional seams for the agent surface: how the video feed is fetched, and the clock its cache reads. */
+export type AgentSurfaceDeps = { fetch?: typeof globalThis.fetch; clock?: () => number };
 
 /** Mounts the routers and orders the middleware; no handler lives here. */
 export function createApp(deps: GatewayDeps): Koa {
@@ -25,7 +35,20 @@ export function createApp(deps: GatewayDeps): Koa {
   );
   app.use(errorHandler({ logger, documentation: `${config.publicBaseUrl}/docs#errors` }));
 
-  for (const router of [healthRoutes({ redis: deps.redis, timeoutMs: config.enqueueTimeoutMs }), submissionRoutes(deps)]) {
+  const site = buildSite(config);
+  const videos = config.videoFeedUrl
+    ? createLatestVideoSource({ feedUrl: config.videoFeedUrl, ...(deps.fetch ? { fetch: deps.fetch } : {}), ...(deps.clock ? { clock: deps.clock } : {}) })
+    : undefined;
+  const routers = [
+    healthRoutes({ redis: deps.redis, timeoutMs: config.enqueueTimeoutMs }),
+    submissionRoutes(deps),
+    latestVideoRoutes({ source: videos, logger }),
+    mcpRoutes({ site, config }),
+    discoveryRoutes({ site }),
+    widgetRoutes({ site }),
+    openApiRoutes({ site }),
+  ];
+  for (const router of routers) {
     app.use(router.routes());
   }
   app.use(async function notFound(ctx) {

@@ -16,6 +16,14 @@ const EnvSchema = v.object({
   AIRTABLE_BASE_ID: v.optional(v.string()),
   DATABASE_URL: v.optional(url),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
+  AGENCY_NAME: v.optional(v.pipe(v.string(), v.maxLength(100)), 'Creator-led marketing agency'),
+  YOUTUBE_CHANNEL_ID: v.optional(v.pipe(v.string(), v.regex(/^UC[\w-]{22}$/, 'must be a channel id such as UCxxxxxxxxxxxxxxxxxxxxxx'))),
+  VIDEO_FEED_URL: v.optional(url),
+  PRICING_FEE_PER_CREATOR: v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, 'must be a number'), v.transform(Number))),
+  PRICING_REVENUE_SHARE_PERCENT: v.optional(
+    v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, 'must be a number'), v.transform(Number), v.maxValue(100)),
+  ),
+  PRICING_CURRENCY: v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD')), 'USD'),
 });
 
 export type GatewayConfig = Readonly<{
@@ -29,6 +37,12 @@ export type GatewayConfig = Readonly<{
   /** What `debug.baseId` reports: the Airtable base, else which Postgres the worker writes to. */
   crmBaseId: string;
   logLevel: string;
+  /** The name the discovery files, MCP server and widgets use. */
+  agencyName: string;
+  /** The Atom feed /api/latest-video reads: VIDEO_FEED_URL, else the channel's public feed; none when neither is set. */
+  videoFeedUrl: string | undefined;
+  /** Published rates; the pricing tools and widget exist only when both are set (we publish no invented figures). */
+  pricing: Readonly<{ feePerCreator: number; revenueSharePercent: number; currency: string }> | undefined;
 }>;
 
 /** Parses the environment once; a bad value throws an error naming the variable. */
@@ -51,5 +65,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
     crmBaseId: e.AIRTABLE_BASE_ID ?? (e.DATABASE_URL ? 'postgres' : 'pglite'),
     logLevel: e.LOG_LEVEL,
+    agencyName: e.AGENCY_NAME,
+    videoFeedUrl:
+      e.VIDEO_FEED_URL ??
+      (e.YOUTUBE_CHANNEL_ID ? `https://www.youtube.com/feeds/videos.xml?channel_id=${e.YOUTUBE_CHANNEL_ID}` : undefined),
+    pricing:
+      e.PRICING_FEE_PER_CREATOR !== undefined && e.PRICING_REVENUE_SHARE_PERCENT !== undefined
+        ? Object.freeze({ feePerCreator: e.PRICING_FEE_PER_CREATOR, revenueSharePercent: e.PRICING_REVENUE_SHARE_PERCENT, currency: e.PRICING_CURRENCY })
+        : undefined,
   });
 }

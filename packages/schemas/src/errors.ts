@@ -19,6 +19,10 @@ export const ERROR_CODES = {
   NOT_FOUND: { status: 404, error: 'not_found', message: () => 'Nothing at this path.' },
   RATE_LIMITED: { status: 429, error: 'rate_limited', message: () => 'Too many requests; wait for the time in Retry-After, then try again.' },
   QUEUE_UNAVAILABLE: { status: 503, error: 'queue_unavailable', message: () => 'The submission could not be accepted right now and was not recorded; retry after the time in Retry-After.' },
+  INVALID_JSONRPC_REQUEST: { status: 400, error: 'invalid_request', message: (_f?: string, detail = 'is not a JSON-RPC 2.0 request') => `The body ${detail}; send {"jsonrpc": "2.0", "method": ..., "id": ...}.` },
+  UNSUPPORTED_PROTOCOL_VERSION: { status: 400, error: 'unsupported_protocol_version', message: (_f?: string, supported = '') => `Unsupported MCP-Protocol-Version header; use one of ${supported}.` },
+  FORBIDDEN_ORIGIN: { status: 403, error: 'forbidden_origin', message: () => 'Requests from this Origin are not allowed; call from an allowed site, or from a server without an Origin header.' },
+  VIDEO_FEED_UNAVAILABLE: { status: 502, error: 'feed_unavailable', message: (_f?: string, detail = 'could not be read; retry with exponential backoff') => `The video feed ${detail}.` },
   INTERNAL_ERROR: { status: 500, error: 'internal_error', message: () => 'Something went wrong on our side; retry with exponential backoff.' },
   // careers-apply's attached CV (`cvFile`): each names what to send instead.
   CV_INVALID_BASE64: { status: 400, error: 'invalid_cv', message: () => '"cvFile.data" is not valid base64; send the file\'s bytes base64-encoded (a data: URL prefix is accepted and stripped).' },

@@ -11,3 +11,8 @@ export * from './responses.ts';
 export * from './errors.ts';
 export * from './submissions.ts';
 export * from './jobs.ts';
+export * from './latest-video.ts';
+export * from './mcp.ts';
+export * from './discovery-files.ts';
+export * from './openapi.ts';
+export * from './health.ts';

@@ -1,0 +1,274 @@
+import * as v from 'valibot';
+import { toJsonSchemaDefs } from '@valibot/to-json-schema';
+import { CvFileSchema } from './careers-apply.ts';
+import { DISCOVERY_FILES, WIDGET_NAMES, AGENT_SKILL_NAMES } from './discovery-files.ts';
+import { ERROR_CODES, ErrorSchema, SimpleErrorSchema, type ErrorCode } from './errors.ts';
+import { HealthSchema, ReadinessSchema } from './health.ts';
+import { LatestVideoSchema } from './latest-video.ts';
+import { JsonRpcRequestSchema, JsonRpcResponseSchema, MCP_PROTOCOL_VERSIONS, McpDescriptorSchema } from './mcp.ts';
+import { SUBMISSION_ENDPOINTS } from './submissions.ts';
+
+type Json = Record<string, unknown>;
+
+/** The bump that any change to a request or response shape needs. */
+export const API_VERSION = '1.0.0';
+
+/** Every error code with its status, short word and default message: the table /docs#errors shows. */
+export function errorCodeTable() {
+  return (Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => {
+    const entry = ERROR_CODES[code];
+    return { code, status: entry.status, error: entry.error, message: entry.message() };
+  });
+}
+
+function componentSchemas(): Record<string, Json> {
+  const definitions: Record<string, v.GenericSchema> = {
+    Error: ErrorSchema,
+    SimpleError: SimpleErrorSchema,
+    LatestVideo: LatestVideoSchema,
+    JsonRpcRequest: JsonRpcRequestSchema,
+    JsonRpcResponse: JsonRpcResponseSchema,
+    McpDescriptor: McpDescriptorSchema,
+    Health: HealthSchema,
+    Readiness: ReadinessSchema,
+    CvFile: CvFileSchema,
+  };
+  for (const endpoint of SUBMISSION_ENDPOINTS) {
+    definitions[endpoint.requestName] = endpoint.request;
+    definitions[endpoint.responseName] = endpoint.response;
+  }
+  return toJsonSchemaDefs(definitions, {
+    target: 'draft-2020-12',
+    overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+  }) as Record<string, Json>;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Json) => ({ 'application/json': { schema } });
+
+/** A response for each status the codes of `style` can take, listing the codes in its description. */
+function errorResponses(statuses: number[], style: 'structured' | 'simple', extra: Partial<Record<number, string>> = {}) {
+  const out: Record<string, Json> = {};
+  for (const status of statuses) {
+    const codes = errorCodeTable().filter((row) => row.status === status).map((row) => row.code);
+    const where = style === 'simple' ? '`error` holds the code' : '`code` holds the code';
+    out[String(status)] = {
+      description: `${extra[status] ?? codes.map((c) => `\`${c}\``).join(', ')} (${where}; see /docs#errors).`,
+      content: json(ref(style === 'simple' ? 'SimpleError' : 'Error')),
+      ...(status === 405 ? { headers: { Allow: { description: 'The methods the path takes', schema: { type: 'string' } } } } : {}),
+      ...(status === 503 || status === 429
+        ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } } } }
+        : {}),
+    };
+  }
+  return out;
+}
+
+function operationId(path: string, method: string) {
+  const words = `${method} ${path}`.replace(/[^a-zA-Z0-9]+/g, ' ').trim().split(' ');
+  return words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1).toLowerCase())).join('');
+}
+
+function submissionPaths(): Record<string, Json> {
+  const paths: Record<string, Json> = {};
+  for (const endpoint of SUBMISSION_ENDPOINTS) {
+    paths[endpoint.path] = {
+      [endpoint.method.toLowerCase()]: {
+        operationId: operationId(endpoint.path, endpoint.method),
+        summary: endpoint.summary,
+        description: [
+          `Validates the body, queues it, and answers once the queue holds it.`,
+          endpoint.workEmailOnly ? `\`${endpoint.emailField}\` must be a work address: free-mail and disposable domains are rejected.` : '',
+          endpoint.errorStyle === 'simple' ? 'Errors use the SimpleError shape.' : '',
+        ].filter(Boolean).join(' '),
+        tags: ['submissions'],
+        requestBody: { required: true, content: json(ref(endpoint.requestName)) },
+        responses: {
+          '200': { description: `Accepted and queued.`, content: json(ref(endpoint.responseName)) },
+          ...errorResponses([400, 405, 413, 415, 500, 503], endpoint.errorStyle, {
+            400: 'EMAIL_REQUIRED, FIELD_REQUIRED, INVALID_EMAIL, INVALID_FIELD, INVALID_JSON' + (endpoint.workEmailOnly ? ', WORK_EMAIL_REQUIRED' : ''),
+          }),
+        },
+      },
+    };
+  }
+  return paths;
+}
+
+const text = (type: string) => ({ [type]: { schema: { type: 'string' } } });
+const cached = {
+  ETag: { description: 'Strong validator; send it back in If-None-Match', schema: { type: 'string' } },
+  'Cache-Control': { description: 'How long caches may keep the file', schema: { type: 'string' } },
+};
+const notModified = { '304': { description: 'Not modified since the ETag sent in If-None-Match.' } };
+
+function staticPaths(): Record<string, Json> {
+  const paths: Record<string, Json> = {};
+  for (const file of DISCOVERY_FILES) {
+    const type = file.contentType.split(';')[0]!;
+    paths[file.path] = {
+      get: {
+        operationId: operationId(file.path, 'get'),
+        summary: file.summary,
+        tags: ['discovery'],
+        responses: {
+          '200': { description: file.summary, headers: cached, content: type === 'application/json' ? json({ type: 'object' }) : text(type) },
+          ...notModified,
+        },
+      },
+    };
+  }
+  paths['/.well-known/agent-skills/{name}/SKILL.md'] = {
+    get: {
+      operationId: 'getAgentSkill',
+      summary: 'One agent skill document, as listed (with its sha256 digest) in the agent-skills index',
+      tags: ['discovery'],
+      parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string', enum: [...AGENT_SKILL_NAMES] } }],
+      responses: {
+        '200': { description: 'The SKILL.md document', headers: cached, content: text('text/markdown') },
+        ...notModified,
+        '404': { description: 'No such skill (`NOT_FOUND`).', content: json(ref('Error')) },
+      },
+    },
+  };
+  paths['/ui/{name}.html'] = {
+    get: {
+      operationId: 'getWidget',
+      summary: 'An MCP Apps widget as a self-contained HTML page (also served inline as ui://service/{name})',
+      tags: ['agents'],
+      parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string', enum: [...WIDGET_NAMES] } }],
+      responses: {
+        '200': {
+          description: 'The widget; its Content-Security-Policy lets ChatGPT and Claude frame it.',
+          headers: { ...cached, 'Content-Security-Policy': { description: 'frame-ancestors names the chat assistants', schema: { type: 'string' } } },
+          content: text('text/html'),
+        },
+        ...notModified,
+        '404': { description: 'No such widget (`NOT_FOUND`).', content: json(ref('Error')) },
+      },
+    },
+  };
+  paths['/openapi.json'] = {
+    get: {
+      operationId: 'getOpenApi',
+      summary: 'This OpenAPI 3.1 description',
+      tags: ['discovery'],
+      responses: { '200': { description: 'The description', headers: cached, content: json({ type: 'object' }) }, ...notModified },
+    },
+  };
+  paths['/docs'] = {
+    get: {
+      operationId: 'getDocs',
+      summary: 'API reference page made from this description; error codes at /docs#errors',
+      tags: ['discovery'],
+      responses: { '200': { description: 'HTML reference', headers: cached, content: text('text/html') }, ...notModified },
+    },
+  };
+  return paths;
+}
+
+function agentPaths(): Record<string, Json> {
+  const mcpErrors = (statuses: number[], extra: Partial<Record<number, string>> = {}) => errorResponses(statuses, 'simple', extra);
+  return {
+    '/api/mcp': {
+      get: {
+        operationId: 'describeMcpServer',
+        summary: 'Describe the MCP server (transport, protocol versions, serverInfo)',
+        description: 'Answers JSON for a client that accepts it. A client asking for `text/event-stream` gets 405: the server is stateless and offers no stream.',
+        tags: ['agents'],
+        responses: {
+          '200': { description: 'The descriptor', content: json(ref('McpDescriptor')) },
+          ...mcpErrors([403, 405], { 405: '`METHOD_NOT_ALLOWED`: no event stream is offered; POST JSON-RPC messages' }),
+        },
+      },
+      post: {
+        operationId: 'callMcp',
+        summary: 'Send one JSON-RPC 2.0 message to the MCP server (Streamable HTTP, stateless)',
+        description: `Methods: initialize, tools/list, tools/call, resources/list, resources/read, prompts/list, ping. Protocol versions: ${MCP_PROTOCOL_VERSIONS.join(', ')}. No Mcp-Session-Id is issued.`,
+        tags: ['agents'],
+        requestBody: { required: true, content: json(ref('JsonRpcRequest')) },
+        responses: {
+          '200': { description: 'The JSON-RPC response (a result, or a JSON-RPC error for an unknown method, tool or resource)', content: json(ref('JsonRpcResponse')) },
+          '202': { description: 'A notification was accepted; no body.' },
+          ...mcpErrors([400, 403, 405, 413, 415, 500], {
+            400: '`INVALID_JSON`, `INVALID_JSONRPC_REQUEST`, `UNSUPPORTED_PROTOCOL_VERSION`',
+          }),
+        },
+      },
+      delete: {
+        operationId: 'deleteMcpSession',
+        summary: 'End a session: there is none, so this always succeeds',
+        tags: ['agents'],
+        responses: { '204': { description: 'No content.' }, ...mcpErrors([403]) },
+      },
+    },
+    '/api/latest-video': {
+      get: {
+        operationId: 'getLatestVideo',
+        summary: "The newest video of the operator's channel, from its public Atom feed",
+        description: 'Cached for an hour at the edge and on the server. When the feed fails, the last good answer is served (with a short cache lifetime) if there is one.',
+        tags: ['video'],
+        responses: {
+          '200': {
+            description: 'The newest video',
+            headers: { 'Cache-Control': { description: 'One hour at the edge for a fresh answer', schema: { type: 'string' } } },
+            content: json(ref('LatestVideo')),
+          },
+          ...mcpErrors([405, 502]),
+        },
+      },
+    },
+    '/healthz': {
+      get: {
+        operationId: 'getHealth',
+        summary: 'The process is up',
+        tags: ['health'],
+        responses: { '200': { description: 'Up', content: json(ref('Health')) } },
+      },
+    },
+    '/readyz': {
+      get: {
+        operationId: 'getReadiness',
+        summary: 'Redis answers, so submissions can be accepted',
+        tags: ['health'],
+        responses: {
+          '200': { description: 'Ready', content: json(ref('Readiness')) },
+          '503': { description: 'Redis does not answer', content: json(ref('Readiness')) },
+        },
+      },
+    },
+  };
+}
+
+/**
+ * /openapi.json, made from the schemas package: the submission table, the error table, the agent surface.
+ * Nothing here restates a field: every schema is converted from its valibot definition.
+ */
+export function buildOpenApi({ baseUrl, contactEmail }: { baseUrl: string; contactEmail?: string }): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Form-submission and agent-discovery API',
+      version: API_VERSION,
+      summary: 'Public submissions for a creator-led marketing agency, a latest-video helper, an MCP server and discovery files.',
+      description:
+        'Every endpoint is public and unauthenticated. Submissions take `Content-Type: application/json` and are acknowledged once queued. ' +
+        'Retry 5xx answers with exponential backoff. Errors use `{error, code, message, documentation}`; careers-apply, latest-video and ' +
+        '/api/mcp use `{error, message}`. The full code table is under `x-error-codes` and at /docs#errors.',
+      ...(contactEmail ? { contact: { email: contactEmail } } : {}),
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: baseUrl }],
+    security: [],
+    tags: [
+      { name: 'submissions', description: 'Marketing-site forms' },
+      { name: 'agents', description: 'MCP server and widgets' },
+      { name: 'video', description: 'Latest video' },
+      { name: 'discovery', description: 'Files for agents and crawlers' },
+      { name: 'health', description: 'Liveness and readiness' },
+    ],
+    paths: { ...submissionPaths(), ...agentPaths(), ...staticPaths() },
+    components: { schemas: componentSchemas() },
+    'x-error-codes': errorCodeTable(),
+  };
+}
