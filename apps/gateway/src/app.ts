@@ -3,6 +3,7 @@ import cors from '@koa/cors';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { ObjectStorage } from '@forms/object-storage';
 import type { GatewayConfig } from './config.ts';
 import { ApiError } from './errors.ts';
 import { errorHandler } from './middleware/error-handler.ts';
@@ -16,7 +17,8 @@ import { openApiRoutes } from './routes/openapi.ts';
 import { submissionRoutes } from './routes/submissions.ts';
 import { widgetRoutes } from './routes/widgets.ts';
 
-export type GatewayDeps = { config: GatewayConfig; queue: Queue; redis: Redis; logger: Logger } & AgentSurfaceDeps;
+/** `storage` stages careers CVs; without it an attached CV is answered with `cvUploadFailed: true`. */
+export type GatewayDeps = { config: GatewayConfig; queue: Queue; redis: Redis; logger: Logger; storage?: ObjectStorage | undefined } & AgentSurfaceDeps;
 
 /** Optional seams for the agent surface: how the video feed is fetched, and the clock its cache reads. */
 export type AgentSurfaceDeps = { fetch?: typeof globalThis.fetch; clock?: () => number };

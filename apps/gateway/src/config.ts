@@ -1,11 +1,13 @@
 import * as v from 'valibot';
 import { DEFAULT_QUEUE_NAME } from '@forms/schemas';
+import { S3_ENV_ENTRIES, storageSettings, type StorageSettings } from '@forms/object-storage';
 
 const port = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a port number'), v.transform(Number), v.integer(), v.maxValue(65535));
 const positiveMs = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number of milliseconds'), v.transform(Number), v.minValue(1));
 const url = v.pipe(v.string(), v.url('must be a URL'));
 
 const EnvSchema = v.object({
+  ...S3_ENV_ENTRIES,
   PORT: v.optional(port, '3000'),
   HOST: v.optional(v.string(), '0.0.0.0'),
   PUBLIC_BASE_URL: v.optional(url),
@@ -37,6 +39,8 @@ export type GatewayConfig = Readonly<{
   /** What `debug.baseId` reports: the Airtable base, else which Postgres the worker writes to. */
   crmBaseId: string;
   logLevel: string;
+  /** Where checked CVs are staged for the worker; none when S3_BUCKET is unset (CVs then answer cvUploadFailed). */
+  storage: StorageSettings | undefined;
   /** The name the discovery files, MCP server and widgets use. */
   agencyName: string;
   /** The Atom feed /api/latest-video reads: VIDEO_FEED_URL, else the channel's public feed; none when neither is set. */
@@ -65,6 +69,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
     crmBaseId: e.AIRTABLE_BASE_ID ?? (e.DATABASE_URL ? 'postgres' : 'pglite'),
     logLevel: e.LOG_LEVEL,
+    storage: storageSettings(e),
     agencyName: e.AGENCY_NAME,
     videoFeedUrl:
       e.VIDEO_FEED_URL ??

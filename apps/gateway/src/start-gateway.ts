@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
+import { openGatewayStorage } from './clients/object-storage.ts';
 import type { GatewayConfig } from './config.ts';
 import { createProducerRedis, createSubmissionQueue } from './queue.ts';
 
@@ -17,7 +18,8 @@ export async function startGateway(config: GatewayConfig, logger: Logger = pino(
   // Without an offline queue, commands sent before the first connect fail: give Redis a moment to answer
   // before taking traffic. A gateway whose Redis is down still starts (and answers 503 until it is back).
   await waitUntilReady(redis, 3_000);
-  const app = createApp({ config, queue, redis, logger });
+  const storage = config.storage ? await openGatewayStorage(config.storage, logger) : undefined;
+  const app = createApp({ config, queue, redis, logger, storage });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -28,6 +30,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger = pino(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await queue.close();
       redis.disconnect();
+      storage?.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { DEFAULT_QUEUE_NAME, RETRY_POLICY } from '@forms/schemas';
+import { S3_ENV_ENTRIES, storageSettings, type StorageSettings } from '@forms/object-storage';
 import type { AirtableSettings } from './crm/airtable/airtable-crm.ts';
 
 const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
@@ -8,6 +9,8 @@ const positiveNumber = v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, 'must be a nu
 const fraction = v.pipe(v.string(), v.regex(/^0(\.\d+)?$/, 'must be a number from 0 to below 1'), v.transform(Number));
 
 const EnvSchema = v.object({
+  ...S3_ENV_ENTRIES,
+  CV_URL_TTL_SECONDS: v.optional(positiveInt, '900'),
   REDIS_URL: v.optional(url, 'redis://127.0.0.1:6379'),
   QUEUE_NAME: v.optional(v.pipe(v.string(), v.regex(/^[\w-]+$/, 'letters, digits, _ and - only')), DEFAULT_QUEUE_NAME),
   DATABASE_URL: v.optional(url),
@@ -43,6 +46,10 @@ export type WorkerConfig = Readonly<{
   logLevel: string;
   /** Set when AIRTABLE_API_KEY and AIRTABLE_BASE_ID are: the CRM is then Airtable. */
   airtable: AirtableSettings | undefined;
+  /** Where careers CVs are finalised; none when S3_BUCKET is unset. */
+  storage: StorageSettings | undefined;
+  /** How long the CV link handed to the CRM stays valid (Airtable copies the file within seconds). */
+  cvUrlTtlSeconds: number;
 }>;
 
 /** Parses the environment once; a bad value throws an error naming the variable. */
@@ -85,5 +92,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     airtable,
+    storage: storageSettings(e),
+    cvUrlTtlSeconds: e.CV_URL_TTL_SECONDS,
   });
 }

@@ -2,7 +2,7 @@ export { loadConfig, type WorkerConfig } from './config.ts';
 export { createWorker } from './worker.ts';
 export { startWorker, openCrm, type RunningWorker } from './start-worker.ts';
 export { deliverSubmission } from './handlers/deliver-submission.ts';
-export { PermanentCrmError, isContactKind, submissionEmail, type Crm, type DeliveryResult } from './crm/crm.ts';
+export { PermanentCrmError, isContactKind, submissionEmail, type Crm, type DeliveredCv, type DeliveredSubmission, type DeliveryResult } from './crm/crm.ts';
 export { createPostgresCrm } from './crm/postgres-crm.ts';
 export { createAirtableCrm, type AirtableCrm, type AirtableSettings } from './crm/airtable/airtable-crm.ts';
 export { loadAirtableMapping, toAirtableWrite, type AirtableMapping } from './crm/airtable/airtable-mapping.ts';

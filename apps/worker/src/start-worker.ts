@@ -5,6 +5,7 @@ import type { Crm } from './crm/crm.ts';
 import { createPostgresCrm } from './crm/postgres-crm.ts';
 import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { openWorkerStorage } from './storage/open-worker-storage.ts';
 import { createWorker } from './worker.ts';
 
 export type RunningWorker = { crm: Crm; stop: () => Promise<void> };
@@ -19,13 +20,15 @@ export async function startWorker(
   { crm: given }: { crm?: Crm } = {},
 ): Promise<RunningWorker> {
   const crm = given ?? (await openCrm(config, logger));
-  const worker = createWorker({ config, crm, logger });
+  const storage = config.storage ? await openWorkerStorage(config.storage, logger) : undefined;
+  const worker = createWorker({ config, crm, storage, logger });
   await worker.waitUntilReady();
   return {
     crm,
     async stop() {
       await worker.close();
       await crm.close();
+      storage?.close();
     },
   };
 }

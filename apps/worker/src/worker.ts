@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { retryDelay } from '@forms/schemas';
 import type { WorkerConfig } from './config.ts';
+import type { ObjectStorage } from '@forms/object-storage';
 import type { Crm } from './crm/crm.ts';
 import { deliverSubmission } from './handlers/deliver-submission.ts';
 
@@ -12,9 +13,9 @@ import { deliverSubmission } from './handlers/deliver-submission.ts';
  * period and runs again; `maxStalledCount` is generous because a crash is not the job's fault, and the
  * CRM write is an idempotent upsert.
  */
-export function createWorker({ config, crm, logger }: { config: WorkerConfig; crm: Crm; logger: Logger }): Worker {
+export function createWorker({ config, crm, storage, logger }: { config: WorkerConfig; crm: Crm; storage?: ObjectStorage | undefined; logger: Logger }): Worker {
   const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  const worker = new Worker(config.queueName, (job) => deliverSubmission(job, crm), {
+  const worker = new Worker(config.queueName, (job) => deliverSubmission(job, crm, { storage, urlTtlSeconds: config.cvUrlTtlSeconds, logger }), {
     connection,
     concurrency: config.concurrency,
     lockDuration: config.lockDurationMs,

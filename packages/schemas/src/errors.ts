@@ -26,7 +26,6 @@ export const ERROR_CODES = {
   INTERNAL_ERROR: { status: 500, error: 'internal_error', message: () => 'Something went wrong on our side; retry with exponential backoff.' },
   // careers-apply's attached CV (`cvFile`): each names what to send instead.
   CV_INVALID_BASE64: { status: 400, error: 'invalid_cv', message: () => '"cvFile.data" is not valid base64; send the file\'s bytes base64-encoded (a data: URL prefix is accepted and stripped).' },
-  CV_TYPE_NOT_ALLOWED: { status: 400, error: 'invalid_cv_type', message: () => '"cvFile.contentType" must be application/pdf, application/msword or application/vnd.openxmlformats-officedocument.wordprocessingml.document; attach the CV as PDF, DOC or DOCX.' },
   CV_CONTENT_MISMATCH: { status: 400, error: 'invalid_cv_content', message: (_f?: string, detail = 'are not what "cvFile.contentType" says') => `The bytes in "cvFile.data" ${detail}; attach the file itself, and set "cvFile.contentType" to its real type (PDF, DOC or DOCX).` },
   CV_TOO_LARGE: { status: 413, error: 'cv_too_large', message: () => 'The CV in "cvFile" is larger than 5 MiB; compress it, or send a link to it in "cv" instead.' },
 } as const satisfies Record<string, { status: number; error: string; message: (field?: string, detail?: string) => string }>;

@@ -2,9 +2,14 @@ import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { ObjectStorage } from '@forms/object-storage';
 import { SUBMISSION_ENDPOINTS, type JobPayload, type SubmissionEndpoint } from '@forms/schemas';
 import type { GatewayConfig } from '../config.ts';
 import { claimContactId } from '../contact-index.ts';
+import { acceptCv, type CvFile } from '../cv/accept-cv.ts';
+import { CAREERS_BODY_LIMIT, careersJsonBody } from '../cv/careers-json-body.ts';
+import { checkCvEnvelope } from '../cv/check-cv-envelope.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { errorStyle } from '../middleware/error-handler.ts';
@@ -16,7 +21,7 @@ import { isWorkEmail } from '../work-email.ts';
 /** Every submission route but careers-apply takes small bodies; 16 KiB fits every field at its cap. */
 export const SUBMISSION_BODY_LIMIT = '16kb';
 /** careers-apply carries a base64 CV of up to 5 MiB (about 6.7 MiB encoded) plus its fields. */
-export const CAREERS_BODY_LIMIT = '7mb';
+export { CAREERS_BODY_LIMIT };
 
 const THANKS: Record<SubmissionEndpoint['kind'], string> = {
   contact: 'Thanks for getting in touch: we received your message and will reply soon.',
@@ -32,15 +37,14 @@ const THANKS: Record<SubmissionEndpoint['kind'], string> = {
   'partner-webinar': 'You are registered for the webinar; details will follow by email.',
 };
 
-export type SubmissionDeps = { config: GatewayConfig; queue: Queue; redis: Redis };
+export type SubmissionDeps = { config: GatewayConfig; queue: Queue; redis: Redis; storage?: ObjectStorage | undefined; logger?: Logger };
 
 export function submissionRoutes(deps: SubmissionDeps): Router {
   const router = new Router();
   for (const endpoint of SUBMISSION_ENDPOINTS) {
-    const limit = endpoint.kind === 'careers-apply' ? CAREERS_BODY_LIMIT : SUBMISSION_BODY_LIMIT;
     router.register(endpoint.path, [endpoint.method], [
       errorStyle(endpoint.errorStyle),
-      jsonBody({ limit }),
+      endpoint.kind === 'careers-apply' ? careersJsonBody() : jsonBody({ limit: SUBMISSION_BODY_LIMIT }),
       async function submit(ctx: Context) {
         ctx.body = await acceptSubmission(deps, endpoint, ctx.request.body);
       },
@@ -66,6 +70,7 @@ export function methodNotAllowed(methods: readonly string[]) {
 /** Validate, normalise, assign ids, enqueue, answer: the whole request path of a submission. */
 export async function acceptSubmission(deps: SubmissionDeps, endpoint: SubmissionEndpoint, body: unknown) {
   const { config, queue, redis } = deps;
+  if (endpoint.kind === 'careers-apply') checkCvEnvelope(body);
   const data: Record<string, unknown> = { ...parseOrThrow(endpoint.request, body) };
   const email = String(data[endpoint.emailField]).toLowerCase();
   data[endpoint.emailField] = email;
@@ -77,10 +82,12 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     ? await claimContactId(redis, config.queueName, email, config.enqueueTimeoutMs)
     : { recordId: submissionId, known: false };
 
-  // The CV's bytes never go into the job. Until attachment storage is configured, an attached file
-  // cannot be kept: the application is still accepted and the answer says so.
-  const hadCvFile = 'cvFile' in data;
+  // The CV's bytes never go into the job: a checked CV is staged in object storage and only its reference
+  // travels. One that cannot be kept does not cost the application; the answer (and the job) say so.
+  const cv = endpoint.kind === 'careers-apply' ? await acceptCv(deps, submissionId, data.cvFile as CvFile | undefined) : undefined;
   delete data.cvFile;
+  if (cv?.stagedCv) data.stagedCv = cv.stagedCv;
+  if (cv?.cvUploadFailed) data.cvUploadFailed = true;
 
   const payload = {
     v: 1,
@@ -104,7 +111,7 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
         debug: { fieldsWritten: Object.keys(data), baseId: config.crmBaseId },
       };
     case 'CareersApplyResponse':
-      return { ...base, recordId: submissionId, cvUploadFailed: hadCvFile };
+      return { ...base, recordId: submissionId, cvUploadFailed: cv?.cvUploadFailed ?? false };
     case 'SignupResponse':
       return { ...base, recordId: submissionId };
     case 'BasicSignupResponse':

@@ -1,5 +1,24 @@
 import type { JobPayload } from '@forms/schemas';
 
+/**
+ * A careers CV kept in object storage, as a CRM links it. `key` is what a store keeps; `url` is a GET URL
+ * presigned for a short while (made when the job runs) for a CRM that copies attachments by URL; `sha256`
+ * (hex), `size` (bytes) and `contentType` describe the exact bytes the applicant sent.
+ */
+export type DeliveredCv = {
+  bucket: string;
+  key: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  url: string;
+  urlExpiresAt: string;
+};
+
+/** What a CRM receives: the job's payload, plus the stored CV when the submission had one kept. */
+export type DeliveredSubmission = JobPayload & { cv?: DeliveredCv };
+
 /** What a CRM driver keeps of one delivered submission: its own record id, beside ours. */
 export type DeliveryResult = { crmRecordId: string };
 
@@ -11,7 +30,7 @@ export type DeliveryResult = { crmRecordId: string };
  */
 export type Crm = {
   name: string;
-  deliver(submission: JobPayload): Promise<DeliveryResult>;
+  deliver(submission: DeliveredSubmission): Promise<DeliveryResult>;
   close(): Promise<void>;
 };
 

@@ -1,6 +1,5 @@
-import type { JobPayload } from '@forms/schemas';
 import type { Database } from '../db/database.ts';
-import { isContactKind, submissionEmail, type Crm } from './crm.ts';
+import { isContactKind, submissionEmail, type Crm, type DeliveredSubmission } from './crm.ts';
 
 /**
  * The Postgres CRM: `submissions` gets one row per submission (keyed by its id, so a second delivery is a
@@ -10,7 +9,7 @@ import { isContactKind, submissionEmail, type Crm } from './crm.ts';
 export function createPostgresCrm(db: Database): Crm {
   return {
     name: db.kind,
-    async deliver(submission: JobPayload) {
+    async deliver(submission: DeliveredSubmission) {
       const email = submissionEmail(submission);
       return db.transaction(async (tx) => {
         let crmRecordId = submission.recordId;
@@ -31,14 +30,25 @@ export function createPostgresCrm(db: Database): Crm {
           crmRecordId = rows[0]!.id;
         }
         await tx.query(
-          `INSERT INTO submissions (id, record_id, kind, email, payload, accepted_at)
-           VALUES ($1, $2, $3, $4, $5::jsonb, $6)
+          `INSERT INTO submissions (id, record_id, kind, email, payload, accepted_at,
+                                    cv_key, cv_filename, cv_content_type, cv_size, cv_sha256, cv_upload_failed)
+           VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12)
            ON CONFLICT (id) DO NOTHING`,
-          [submission.submissionId, submission.recordId, submission.kind, email, JSON.stringify(submission.data), submission.acceptedAt],
+          [
+            submission.submissionId, submission.recordId, submission.kind, email, JSON.stringify(submission.data), submission.acceptedAt,
+            ...cvColumns(submission),
+          ],
         );
         return { crmRecordId };
       });
     },
     close: () => db.close(),
   };
+}
+
+/** The CV columns of a submissions row: the stored object's key and description, or NULLs. */
+function cvColumns(submission: DeliveredSubmission): unknown[] {
+  const { cv } = submission;
+  const failed = submission.kind === 'careers-apply' && submission.data.cvUploadFailed === true;
+  return cv ? [cv.key, cv.filename, cv.contentType, cv.size, cv.sha256, false] : [null, null, null, null, null, failed];
 }

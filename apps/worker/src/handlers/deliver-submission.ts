@@ -2,13 +2,14 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import * as v from 'valibot';
 import { JOBS, type JobName } from '@forms/schemas';
 import { PermanentCrmError, type Crm, type DeliveryResult } from '../crm/crm.ts';
+import { attachCv, dropStagedCv, type CvDeps } from './attach-cv.ts';
 
 /**
  * Re-parses the job against its catalog schema, then writes it to the CRM. A payload that fails its
  * schema, an unknown job name or a CRM rejection fails at once (no retry can fix them); anything else is
  * thrown as is and retried on the backoff schedule.
  */
-export async function deliverSubmission(job: Job, crm: Crm): Promise<DeliveryResult> {
+export async function deliverSubmission(job: Job, crm: Crm, cvDeps: CvDeps = { storage: undefined, urlTtlSeconds: 900 }): Promise<DeliveryResult> {
   const schema = JOBS[job.name as JobName];
   if (!schema) throw new UnrecoverableError(`Unknown job name "${job.name}"`);
   const parsed = v.safeParse(schema, job.data);
@@ -17,10 +18,15 @@ export async function deliverSubmission(job: Job, crm: Crm): Promise<DeliveryRes
     const at = issue.path?.map((p) => String(p.key)).join('.') ?? '(root)';
     throw new UnrecoverableError(`Payload does not match ${job.name}: ${at}: ${issue.message}`);
   }
+  // A careers CV is finalised in object storage before the CRM write, so the record links a stored file.
+  const submission = await attachCv(job, parsed.output, cvDeps);
+  let result: DeliveryResult;
   try {
-    return await crm.deliver(parsed.output);
+    result = await crm.deliver(submission);
   } catch (err) {
     if (err instanceof PermanentCrmError) throw new UnrecoverableError(`${crm.name} rejected the record: ${err.message}`);
     throw err;
   }
+  await dropStagedCv(submission, cvDeps);
+  return result;
 }
