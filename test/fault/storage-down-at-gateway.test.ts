@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@forms/gateway';
+import { freePort } from '@forms/local-services';
+import { createPostgresCrm, loadConfig as workerConfig, startWorker, type Database, type RunningWorker } from '@forms/worker';
+import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
+import { PDF_TYPE, careersBody, samplePdf } from '../support/cv-files.ts';
+import { sendJson } from '../support/http.ts';
+
+// Object storage is configured but nothing listens there: every S3 call is refused.
+const queueName = `s3-down-gw-${randomUUID()}`;
+let store: TestDatabase;
+let db: Database;
+let gateway: RunningGateway;
+let worker: RunningWorker;
+
+beforeAll(async () => {
+  store = await openTestDatabase();
+  db = await store.read();
+  const deadS3 = {
+    S3_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+    S3_BUCKET: 'cvs',
+    S3_TIMEOUT_MS: '1000',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+  };
+  const env = { REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, LOG_LEVEL: 'silent', ...deadS3 };
+  worker = await startWorker(workerConfig(env), pino({ level: 'silent' }), { crm: createPostgresCrm(db) });
+  gateway = await startGateway(gatewayConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }));
+});
+afterAll(async () => {
+  await gateway?.stop();
+  await worker?.stop();
+  await store?.close().catch(() => {});
+});
+
+describe('object storage down at the gateway', () => {
+  it('answers cvUploadFailed: true at once, and the application is still delivered', async () => {
+    const started = performance.now();
+    const res = await sendJson(`${gateway.url}/api/careers-apply`, careersBody(randomUUID(), samplePdf(), PDF_TYPE));
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, cvUploadFailed: true });
+
+    let row: Record<string, any> | undefined;
+    await eventually(async () => {
+      ({ rows: [row] } = await db.query('SELECT * FROM submissions WHERE id = $1', [res.body.recordId]));
+      return row !== undefined;
+    });
+    expect(row).toMatchObject({ kind: 'careers-apply', cv_key: null, cv_upload_failed: true });
+    expect(row!.payload).toMatchObject({ name: 'Grace Hopper', cvUploadFailed: true });
+    expect(row!.payload).not.toHaveProperty('cvFile');
+  });
+});
