@@ -53,6 +53,8 @@ export function widgetPage({ title, body, script = '', data, origin }: { title: 
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(title)}</title>`,
+    // An empty icon: otherwise the browser asks for /favicon.ico, which a sandboxed host may not allow.
+    '<link rel="icon" href="data:,">',
     `<style>${STYLE}</style>`,
     '</head>',
     '<body>',
