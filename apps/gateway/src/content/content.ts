@@ -266,7 +266,7 @@ export function siteContent(config: Pick<GatewayConfig, 'publicBaseUrl' | 'conta
     contactEmail: '<CONTACT_EMAIL>',
     tagline: 'Creator-led marketing: creator partnership ads, seeding with affiliate links, and the playbooks behind them.',
     summary:
-      'A creator-led marketing agency. We source and manage creators for brands, turn their content into partnership ads, and run seeding programmes with an affiliate layer. Our guides and playbooks (content analysis, creator discovery, seeding with affiliates, rebriefing) are free to brands that sign up with a work email.',
+      'A creator-led marketing agency. We source and manage creators for brands, turn their content into partnership ads, and run seeding programmes with an affiliate layer. Our guides and playbooks (content analysis, creator discovery, seeding with affiliates, rebriefing) are sent to brands that sign up with a work email.',
     about: [
       'Creator-led marketing means the creator, not the brand account, is the messenger: the content is made by people an audience already follows, and the best of it is put behind paid media.',
       'Campaigns are delivered as a managed service through an account manager. There is no self-serve campaign API: live campaign data (creator rosters, ad assets, performance metrics) is shared within an engagement.',
@@ -288,7 +288,6 @@ export function siteContent(config: Pick<GatewayConfig, 'publicBaseUrl' | 'conta
         'You pay for creators actually sourced and managed, not for hours.',
         'The revenue share ties our income to the sales the creators drive.',
         'Each partnership is scoped before work starts: goals, platforms, number of creators, deliverables and usage rights.',
-        'The guides and playbooks are free with a work-email signup.',
       ],
       howToGetAQuote:
         'Send a message through the contact form ({base_url}/ui/contact-form.html, or POST {base_url}/api/contact) or email <CONTACT_EMAIL> with your goals, markets and the number of creators you have in mind.',
