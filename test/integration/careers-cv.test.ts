@@ -99,6 +99,31 @@ describe('careers CVs: gateway checks and stages, worker stores and links', () =
     expect(sha256((await readObject(client, bucket, row!.cv_key))!.bytes)).toBe(sha256(bytes));
   });
 
+  it('a staged CV that is gone for good costs only the CV: the application lands, marked cv_upload_failed', async () => {
+    const id = `sub_lost${randomUUID().replace(/-/g, '')}`;
+    await queue.add(
+      'careers-apply.v1',
+      {
+        v: 1,
+        submissionId: id,
+        recordId: id,
+        kind: 'careers-apply',
+        acceptedAt: new Date().toISOString(),
+        data: {
+          name: 'N',
+          email: `${randomUUID()}@acme.io`,
+          role: 'R',
+          stagedCv: { key: `incoming/cv/${id}.pdf`, filename: 'cv.pdf', contentType: PDF_TYPE, size: 10, sha256: 'b'.repeat(64) },
+        },
+      },
+      { jobId: id, attempts: 3 },
+    );
+    let row: Record<string, any> | undefined;
+    await eventually(async () => (row = await rowFor(id)) !== undefined);
+    expect(row).toMatchObject({ cv_key: null, cv_upload_failed: true });
+    expect(await (await queue.getJob(id))!.getState()).toBe('completed');
+  });
+
   it('an application without a CV has no CV columns', async () => {
     const res = await sendJson(`${gateway.url}/api/careers-apply`, { name: 'N', email: `${randomUUID()}@acme.io`, role: 'R' });
     expect(res.body.cvUploadFailed).toBe(false);
