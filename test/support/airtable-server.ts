@@ -159,6 +159,12 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       }
       const keyOf = (fields: Record<string, unknown>) => JSON.stringify(mergeOn.map((f) => (fields[f] === undefined ? null : String(fields[f]))));
       const seen = new Set<string>();
+      // One pass over the table per request, not one per record: a slow fake would skew the rate test.
+      const rowsByKey = new Map<string, StoredRecord[]>();
+      for (const row of rows) {
+        const key = keyOf(row.fields);
+        rowsByKey.set(key, [...(rowsByKey.get(key) ?? []), row]);
+      }
       plan = [];
       for (const record of records) {
         const missing = mergeOn.find((f) => record.fields![f] === undefined || record.fields![f] === '');
@@ -166,7 +172,7 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
         const key = keyOf(record.fields!);
         if (seen.has(key)) return fail(422, 'INVALID_RECORDS', 'Cannot upsert two records with the same values for fieldsToMergeOn in one request');
         seen.add(key);
-        const matches = rows.filter((row) => keyOf(row.fields) === key);
+        const matches = rowsByKey.get(key) ?? [];
         if (matches.length > 1) return fail(422, 'INVALID_RECORDS', `More than one record matches fieldsToMergeOn for ${key}`);
         plan.push({ existing: matches[0], fields: record.fields! });
       }

@@ -27,11 +27,22 @@ redis.call('INCR', KEYS[2])
 return untilMs - now
 `;
 
-/** Milliseconds the base stays paused, 0 when it is not. */
-const PAUSED_FOR = `
+/**
+ * At send time: 0 to go ahead, or the ms the base stays paused. Going ahead also moves the next free slot
+ * to at least one interval after now: a sender that woke late (a busy event loop, a slow Redis answer)
+ * then pushes the next slots back instead of leaving a short gap after it, which is what a jittery run
+ * at exactly the limit would turn into a 429.
+ */
+const CONFIRM = `
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
-return math.max(0, tonumber(redis.call('GET', KEYS[1]) or 0) - now)
+local pausedMs = tonumber(redis.call('GET', KEYS[2]) or 0) - now
+if pausedMs > 0 then return pausedMs end
+local nextFree = now + tonumber(ARGV[1])
+if nextFree > tonumber(redis.call('GET', KEYS[1]) or 0) then
+  redis.call('SET', KEYS[1], nextFree, 'PX', tonumber(ARGV[1]) + 60000)
+end
+return 0
 `;
 
 export type BaseRateLimiter = {
@@ -50,7 +61,7 @@ export type BaseRateLimiter = {
  * Why not a library: rate-limiter-flexible's Redis store keeps whole-second windows (it floors durations
  * to seconds), and a fixed window lets 2×N requests through around its edge, which is exactly what earns
  * Airtable's 30-second lock-out. BullMQ's limiter counts jobs per queue, not requests per base. Spacing
- * needs one Redis key and the three short scripts above.
+ * needs two Redis keys and the three short scripts above.
  */
 export function createBaseRateLimiter({
   redis,
@@ -80,9 +91,9 @@ export function createBaseRateLimiter({
       for (let turn = 0; turn < 1000; turn++) {
         const waitMs = Number(await run(RESERVE, [keys.nextSlot, keys.pausedUntil], intervalMs));
         if (waitMs > 0) await sleep(waitMs, undefined, { signal });
-        // A 429 elsewhere while we waited: the slot we hold falls inside the pause, so queue again.
-        const pausedMs = Number(await run(PAUSED_FOR, [keys.pausedUntil]));
-        if (pausedMs === 0) return;
+        // A 429 elsewhere while we waited puts our slot inside the pause: queue again.
+        const pausedMs = Number(await run(CONFIRM, [keys.nextSlot, keys.pausedUntil], intervalMs));
+        if (pausedMs <= 0) return;
       }
       throw new Error('rate limiter: no slot after 1000 turns');
     },

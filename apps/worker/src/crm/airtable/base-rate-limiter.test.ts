@@ -1,0 +1,42 @@
+import { Redis } from 'ioredis';
+import { afterAll, expect, inject, it } from 'vitest';
+import { createBaseRateLimiter } from './base-rate-limiter.ts';
+
+const clients: Redis[] = [];
+afterAll(() => clients.forEach((c) => c.disconnect()));
+/** Two limiters on two connections stand for two worker processes sharing one base. */
+function limiterPair(baseId: string, requestsPerSecond: number) {
+  return [0, 1].map(() => {
+    const redis = new Redis(inject('redisUrl'));
+    clients.push(redis);
+    return createBaseRateLimiter({ redis, baseId, requestsPerSecond, keyPrefix: 'test-airtable' });
+  });
+}
+
+it('spaces the slots of every process sharing a base evenly', async () => {
+  const [a, b] = limiterPair(`appSpacing${Date.now()}`, 50); // one slot per 20 ms
+  const granted: number[] = [];
+  const take = async (limiter: typeof a, n: number) => {
+    for (let i = 0; i < n; i++) {
+      await limiter!.acquire();
+      granted.push(performance.now());
+    }
+  };
+  const started = performance.now();
+  await Promise.all([take(a, 10), take(b, 10)]);
+  granted.sort((x, y) => x - y);
+  const gaps = granted.slice(1).map((t, i) => t - granted[i]!);
+  // 20 slots 20 ms apart: about 380 ms in all; timers may fire a millisecond or two either way.
+  expect(performance.now() - started).toBeGreaterThanOrEqual(360);
+  expect(Math.min(...gaps)).toBeGreaterThanOrEqual(15);
+});
+
+it('after a pause grants nothing until it ends, for every process, and counts the 429', async () => {
+  const [a, b] = limiterPair(`appPause${Date.now()}`, 50);
+  await a!.acquire();
+  await a!.pause(300);
+  const started = performance.now();
+  await b!.acquire();
+  expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  expect(await b!.rateLimitedCount()).toBe(1);
+});

@@ -1,0 +1,71 @@
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { loadAirtableMapping, loadConfig, startWorker, type AirtableCrm, type RunningWorker } from '@forms/worker';
+import { startFakeAirtable, type FakeAirtable } from '../support/airtable-server.ts';
+import { checkDelivery, enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
+
+// 1,000 submissions of every kind through a flaky Airtable: a fifth of the requests fail with a 5xx (half of
+// those after the write went in), a few time out. Every submission must end as exactly one record.
+const BASE = `appDelivery${Date.now().toString(36)}`;
+const KEY = 'patDeliveryTest';
+let server: FakeAirtable;
+let worker: RunningWorker;
+let queue: Queue;
+
+beforeAll(async () => {
+  // A fast limit keeps the test short; the ten-record and lock-out rules are the real ones.
+  server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: 50, windowMs: 1_000, lockoutMs: 2_000 } });
+  const queueName = `airtable-delivery-${Date.now()}`;
+  const config = loadConfig({
+    REDIS_URL: inject('redisUrl'),
+    QUEUE_NAME: queueName,
+    AIRTABLE_API_KEY: KEY,
+    AIRTABLE_BASE_ID: BASE,
+    AIRTABLE_ENDPOINT_URL: server.url,
+    AIRTABLE_RATE_LIMIT: '50',
+    AIRTABLE_RATE_MARGIN: '0.1',
+    AIRTABLE_REQUEST_TIMEOUT_MS: '300',
+    RETRY_BASE_DELAY_MS: '20',
+    RETRY_MAX_DELAY_MS: '200',
+    LOG_LEVEL: 'silent',
+  });
+  worker = await startWorker(config);
+  queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await queue?.obliterate({ force: true });
+  await queue?.close();
+  await server?.close();
+});
+
+it('delivers 1,000 mixed submissions through 20% 5xx as one record each, none lost, none duplicated', async () => {
+  server.faults.serverErrorRate = 0.2;
+  server.faults.timeoutRate = 0.02;
+  server.faults.hangMs = 500;
+  const submissions = mixedSubmissions(1_000);
+  await enqueueSubmissions(queue, submissions);
+
+  const done = await waitForDrain(queue, submissions.length, 60_000);
+  expect(done).toEqual({ completed: 1_000, failed: 0 });
+
+  const check = checkDelivery(server, BASE, submissions, loadAirtableMapping());
+  expect(check.lost).toEqual([]);
+  expect(check.duplicated).toEqual([]);
+  expect(check.found).toBe(check.expected);
+
+  // The faults really happened, requests were batched, and every one asked for typecast.
+  expect(server.stats.byStatus[503] ?? 0).toBeGreaterThan(5);
+  expect(server.stats.byStatus[502] ?? 0).toBeGreaterThan(5);
+  expect(server.stats.batchSizes.every((n) => n <= 10)).toBe(true);
+  expect(server.stats.recordsWritten / server.stats.batchSizes.length).toBeGreaterThan(5);
+  expect(server.stats.withoutTypecast).toBe(0);
+  expect(server.stats.rateLimited).toBe(0);
+
+  // Each job keeps Airtable's record id beside ours.
+  const sample = await queue.getJob(submissions[3]!.submissionId);
+  const write = server.records(BASE, 'Signups').find((r) => r.fields['Submission ID'] === submissions[3]!.submissionId);
+  expect(sample?.returnvalue).toEqual({ crmRecordId: write?.id });
+  expect((worker.crm as AirtableCrm).stats().records).toBeGreaterThanOrEqual(1_000);
+});
