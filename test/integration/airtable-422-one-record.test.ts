@@ -1,0 +1,59 @@
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { loadConfig, startWorker, type RunningWorker } from '@forms/worker';
+import { startFakeAirtable, type FakeAirtable } from '../support/airtable-server.ts';
+import { enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
+
+// Airtable refuses a whole request for one bad value (422). The bad record must fail at once, with
+// Airtable's reason on the job, and the good records batched with it must still land.
+const BASE = `app422${Date.now().toString(36)}`;
+const KEY = 'pat422Test';
+let server: FakeAirtable;
+let worker: RunningWorker;
+let queue: Queue;
+
+beforeAll(async () => {
+  server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: 50, windowMs: 1_000, lockoutMs: 2_000 } });
+  const queueName = `airtable-422-${Date.now()}`;
+  worker = await startWorker(
+    loadConfig({
+      REDIS_URL: inject('redisUrl'),
+      QUEUE_NAME: queueName,
+      AIRTABLE_API_KEY: KEY,
+      AIRTABLE_BASE_ID: BASE,
+      AIRTABLE_ENDPOINT_URL: server.url,
+      AIRTABLE_RATE_LIMIT: '50',
+      RETRY_BASE_DELAY_MS: '20',
+      LOG_LEVEL: 'silent',
+    }),
+  );
+  queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await queue?.obliterate({ force: true });
+  await queue?.close();
+  await server?.close();
+});
+
+it('a 422 on one record fails that one only, at once, with Airtable’s error kept on the job', async () => {
+  const submissions = mixedSubmissions(110); // ten of each kind
+  const bad = submissions.find((s) => s.kind === 'creator-signup')!;
+  (bad.data as { instagram?: string }).instagram = 'not-a-handle';
+  server.faults.rejectRecord = (table, fields) =>
+    fields.Instagram === 'not-a-handle' ? { type: 'INVALID_VALUE_FOR_COLUMN', message: 'Field "Instagram" cannot accept the provided value' } : undefined;
+
+  await enqueueSubmissions(queue, submissions);
+  expect(await waitForDrain(queue, submissions.length, 20_000)).toEqual({ completed: 109, failed: 1 });
+
+  const [failed] = await queue.getJobs(['failed']);
+  expect(failed!.id).toBe(bad.submissionId);
+  expect(failed!.failedReason).toContain('INVALID_VALUE_FOR_COLUMN');
+  expect(failed!.failedReason).toContain('Field "Instagram" cannot accept the provided value');
+  expect(failed!.attemptsMade).toBe(1); // permanent: no retry
+  const creators = server.records(BASE, 'Creators');
+  expect(creators).toHaveLength(9);
+  expect(creators.some((r) => r.fields['Submission ID'] === bad.submissionId)).toBe(false);
+  expect(server.stats.byStatus[422]).toBeGreaterThanOrEqual(1);
+});
