@@ -18,7 +18,10 @@ beforeAll(async () => {
   server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: LIMIT, windowMs: 1_000, lockoutMs: 60_000 } });
   const queueName = `airtable-two-${Date.now()}`;
   queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
-  const env = { REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, AIRTABLE_API_KEY: KEY, AIRTABLE_BASE_ID: BASE, AIRTABLE_ENDPOINT_URL: server.url, AIRTABLE_RATE_LIMIT: String(LIMIT) };
+  const env = { REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, AIRTABLE_API_KEY: KEY, AIRTABLE_BASE_ID: BASE, AIRTABLE_ENDPOINT_URL: server.url, AIRTABLE_RATE_LIMIT: String(LIMIT),
+    // More margin than the default: CI runs other suites on the same two cores, and jitter there must not
+    // pass for a shared-limit bug. Unshared, the two processes would send 1.7 times the limit.
+    AIRTABLE_RATE_MARGIN: '0.15' };
   workers.push(...(await Promise.all([spawnWorker(env), spawnWorker(env)])));
 });
 
@@ -41,7 +44,7 @@ it('holds the rate limit with two worker processes, and delivers everything once
   // Near the limit, not merely under it. Each process holds at most its 100 jobs at once, so both took
   // part; unshared, their two limits would have sent twice the base's rate and met a 429.
   const seconds = (times.at(-1)! - times[0]!) / 1000;
-  expect(server.stats.requests / seconds).toBeGreaterThan(0.8 * LIMIT);
+  expect(server.stats.requests / seconds).toBeGreaterThan(0.7 * LIMIT);
   const check = checkDelivery(server, BASE, submissions, loadAirtableMapping());
   expect([check.lost, check.duplicated]).toEqual([[], []]);
   for (const w of workers) expect(w.child.exitCode).toBeNull();
