@@ -14,7 +14,7 @@ function limiterPair(baseId: string, requestsPerSecond: number) {
 }
 
 it('spaces the slots of every process sharing a base evenly', async () => {
-  const [a, b] = limiterPair(`appSpacing${Date.now()}`, 50); // one slot per 20 ms
+  const [a, b] = limiterPair(`appSpacing${Date.now()}`, 20); // one slot per 50 ms
   const granted: number[] = [];
   const take = async (limiter: typeof a, n: number) => {
     for (let i = 0; i < n; i++) {
@@ -25,10 +25,13 @@ it('spaces the slots of every process sharing a base evenly', async () => {
   const started = performance.now();
   await Promise.all([take(a, 10), take(b, 10)]);
   granted.sort((x, y) => x - y);
-  const gaps = granted.slice(1).map((t, i) => t - granted[i]!);
-  // 20 slots 20 ms apart: about 380 ms in all; timers may fire a millisecond or two either way.
-  expect(performance.now() - started).toBeGreaterThanOrEqual(360);
-  expect(Math.min(...gaps)).toBeGreaterThanOrEqual(15);
+  // Observed grant times carry event-loop lateness (a late grant can sit close to the next one on a busy
+  // machine), so check spans of many slots, where lateness is small against the spacing: 10 consecutive
+  // grants must span 9 intervals less a 60 ms allowance. Two unshared limiters would span about half that.
+  expect(performance.now() - started).toBeGreaterThanOrEqual(19 * 50 - 60);
+  for (let i = 0; i + 9 < granted.length; i++) {
+    expect(granted[i + 9]! - granted[i]!).toBeGreaterThanOrEqual(9 * 50 - 60);
+  }
 });
 
 it('after a pause grants nothing until it ends, for every process, and counts the 429', async () => {
