@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DEFAULT_QUEUE_NAME } from '@forms/schemas';
+import { DEFAULT_QUEUE_NAME, parseEnv } from '@forms/schemas';
 import { S3_ENV_ENTRIES, storageSettings, type StorageSettings } from '@forms/object-storage';
 
 const port = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a port number'), v.transform(Number), v.integer(), v.maxValue(65535));
@@ -51,14 +51,7 @@ export type GatewayConfig = Readonly<{
 
 /** Parses the environment once; a bad value throws an error naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const result = v.safeParse(EnvSchema, present);
-  if (!result.success) {
-    const issue = result.issues[0];
-    const name = issue.path?.[0]?.key ?? 'environment';
-    throw new Error(`Invalid configuration: ${String(name)} ${issue.message}`);
-  }
-  const e = result.output;
+  const e = parseEnv(EnvSchema, env);
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { DEFAULT_QUEUE_NAME, RETRY_POLICY } from '@forms/schemas';
+import { DEFAULT_QUEUE_NAME, RETRY_POLICY, parseEnv } from '@forms/schemas';
 import { S3_ENV_ENTRIES, storageSettings, type StorageSettings } from '@forms/object-storage';
 import type { AirtableSettings } from './crm/airtable/airtable-crm.ts';
 
@@ -54,13 +54,7 @@ export type WorkerConfig = Readonly<{
 
 /** Parses the environment once; a bad value throws an error naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): WorkerConfig {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
-  const result = v.safeParse(EnvSchema, present);
-  if (!result.success) {
-    const issue = result.issues[0];
-    throw new Error(`Invalid configuration: ${String(issue.path?.[0]?.key ?? 'environment')} ${issue.message}`);
-  }
-  const e = result.output;
+  const e = parseEnv(EnvSchema, env);
   if (Boolean(e.AIRTABLE_API_KEY) !== Boolean(e.AIRTABLE_BASE_ID)) {
     const missing = e.AIRTABLE_API_KEY ? 'AIRTABLE_BASE_ID' : 'AIRTABLE_API_KEY';
     throw new Error(`Invalid configuration: ${missing} must be set too (the Airtable CRM needs both AIRTABLE_API_KEY and AIRTABLE_BASE_ID)`);

@@ -16,3 +16,4 @@ export * from './mcp.ts';
 export * from './discovery-files.ts';
 export * from './openapi.ts';
 export * from './health.ts';
+export * from './env.ts';

@@ -1,0 +1,14 @@
+import { expect, it } from 'vitest';
+import { loadConfig } from './config.ts';
+
+it('stops on a bad value, naming the variable', () => {
+  expect(() => loadConfig({ WORKER_CONCURRENCY: 'many' })).toThrow(/WORKER_CONCURRENCY/);
+  expect(() => loadConfig({ REDIS_URL: 'not a url' })).toThrow(/REDIS_URL/);
+  expect(() => loadConfig({ AIRTABLE_API_KEY: 'pat' })).toThrow(/AIRTABLE_BASE_ID/);
+});
+
+it('has the documented defaults', () => {
+  const config = loadConfig({});
+  expect(config).toMatchObject({ redisUrl: 'redis://127.0.0.1:6379', queueName: 'submissions', concurrency: 10, lockDurationMs: 30_000, retryBaseDelayMs: 5_000 });
+  expect(config.pgliteDir).toBe('.data/pglite');
+});
