@@ -26,7 +26,7 @@ export type AgentSurfaceDeps = { fetch?: typeof globalThis.fetch; clock?: () => 
 /** Mounts the routers and orders the middleware; no handler lives here. */
 export function createApp(deps: GatewayDeps): Koa {
   const { config, logger } = deps;
-  const app = new Koa({ proxy: true });
+  const app = new Koa({ proxy: config.trustProxy });
   app.use(
     cors({
       origin: '*',

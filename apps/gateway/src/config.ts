@@ -18,6 +18,7 @@ const EnvSchema = v.object({
   AIRTABLE_BASE_ID: v.optional(v.string()),
   DATABASE_URL: v.optional(url),
   LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
+  TRUST_PROXY: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
   AGENCY_NAME: v.optional(v.pipe(v.string(), v.maxLength(100)), 'Creator-led marketing agency'),
   YOUTUBE_CHANNEL_ID: v.optional(v.pipe(v.string(), v.regex(/^UC[\w-]{22}$/, 'must be a channel id such as UCxxxxxxxxxxxxxxxxxxxxxx'))),
   VIDEO_FEED_URL: v.optional(url),
@@ -39,6 +40,8 @@ export type GatewayConfig = Readonly<{
   /** What `debug.baseId` reports: the Airtable base, else which Postgres the worker writes to. */
   crmBaseId: string;
   logLevel: string;
+  /** Behind a load balancer: take the client's address and protocol from X-Forwarded-* headers. */
+  trustProxy: boolean;
   /** Where checked CVs are staged for the worker; none when S3_BUCKET is unset (CVs then answer cvUploadFailed). */
   storage: StorageSettings | undefined;
   /** The name the discovery files, MCP server and widgets use. */
@@ -62,6 +65,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
     crmBaseId: e.AIRTABLE_BASE_ID ?? (e.DATABASE_URL ? 'postgres' : 'pglite'),
     logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY === 'true',
     storage: storageSettings(e),
     agencyName: e.AGENCY_NAME,
     videoFeedUrl:
