@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, get as httpGet, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -9,10 +9,24 @@ import type { AddressInfo } from 'node:net';
  * request; one request may not match one record twice) with its `records` / `createdRecords` /
  * `updatedRecords` answer, 422 for unknown fields and refused values, and faults to inject.
  *
+ * Attachment fields (`attachmentFields`) take what Airtable takes: an array of objects, each with a `url`
+ * (and an optional `filename`); anything else is 422. Writing the cell replaces its attachments. Like
+ * Airtable, the server then downloads each file from its URL in the background, without holding up the
+ * answer (a real GET, bounded by `attachmentTimeoutMs`), and keeps its own copy: the stored attachment gets
+ * `size`, `type` and the copy's `url`, plus the SHA-256 of the downloaded bytes for tests. Only 127.0.0.1 (or localhost, connected to
+ * at 127.0.0.1) is ever fetched; any other URL is recorded in `stats.attachmentFailures`, not fetched.
+ * Objects or arrays of objects sent to any other field are 422, as Airtable refuses them for text,
+ * number and checkbox fields. Attachments named by `id` (keeping an existing one) are not modelled.
+ *
  * Real HTTP on 127.0.0.1, so the driver's fetch, timeouts and keep-alive are exercised as in production.
  */
 
 export type StoredRecord = { id: string; createdTime: string; fields: Record<string, unknown> };
+/**
+ * An attachment as a record holds it. Until its download ends it has only `id`, `url` (the one sent) and
+ * `filename`, as Airtable answers at first; `sha256` is the fake's own addition, for tests.
+ */
+export type StoredAttachment = { id: string; url: string; filename: string; size?: number; type?: string; sha256?: string };
 export type AirtableErrorBody = { type: string; message: string };
 
 export type FakeAirtableOptions = {
@@ -22,6 +36,10 @@ export type FakeAirtableOptions = {
   rateLimit?: { requests: number; windowMs: number; lockoutMs: number; sendRetryAfter?: boolean };
   /** Known tables and their fields: writes to other tables are 404, to other fields 422 UNKNOWN_FIELD_NAME. */
   schema?: Record<string, string[]>;
+  /** Per table, the fields of attachment type; list them in `schema` too when one is given. */
+  attachmentFields?: Record<string, string[]>;
+  /** Bound on downloading one attachment. */
+  attachmentTimeoutMs?: number;
 };
 
 /** Faults to inject; tests change them while the server runs. */
@@ -50,6 +68,10 @@ export type FakeAirtableStats = {
   withoutTypecast: number;
   /** Arrival time (ms) and status of every request. */
   log: { at: number; baseId: string; status: number; records: number }[];
+  /** Attachments downloaded into a copy. */
+  attachmentsDownloaded: number;
+  /** Attachment downloads that failed (or were not tried: not a 127.0.0.1 URL), with why. */
+  attachmentFailures: { url: string; error: string }[];
 };
 
 export type FakeAirtable = {
@@ -61,16 +83,37 @@ export type FakeAirtable = {
   tables(baseId: string): string[];
   /** Puts a base in lock-out, as if it had just broken the rate limit. */
   lockOut(baseId: string, ms: number): void;
+  /** Resolves when every attachment download started so far has ended, well or not. */
+  attachmentsSettled(): Promise<void>;
   close(): Promise<void>;
 };
 
 const MAX_RECORDS = 10;
+/** Bounds what one download may make the fake hold (a CV is at most 5 MiB). */
+const MAX_ATTACHMENT_BYTES = 16 * 1024 * 1024;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost']);
 
 export async function startFakeAirtable(options: FakeAirtableOptions): Promise<FakeAirtable> {
   const bases = new Map<string, { tables: Map<string, StoredRecord[]>; recent: number[]; lockedUntil: number }>();
   const faults: FakeAirtableFaults = { serverErrorRate: 0, serverErrorAfterWrite: 0.5, timeoutRate: 0, hangMs: 0, rejectRecord: undefined, random: Math.random };
-  const stats: FakeAirtableStats = { requests: 0, byStatus: {}, rateLimited: 0, recordsWritten: 0, batchSizes: [], withoutTypecast: 0, log: [] };
+  const stats: FakeAirtableStats = {
+    requests: 0,
+    byStatus: {},
+    rateLimited: 0,
+    recordsWritten: 0,
+    batchSizes: [],
+    withoutTypecast: 0,
+    log: [],
+    attachmentsDownloaded: 0,
+    attachmentFailures: [],
+  };
   const timers = new Set<NodeJS.Timeout>();
+  const attachmentTimeoutMs = options.attachmentTimeoutMs ?? 5_000;
+  /** The fake's copies of downloaded attachments, served at their stored `url`. */
+  const copies = new Map<string, { bytes: Buffer; type: string }>();
+  const downloads = new Set<Promise<void>>();
+  const stopping = new AbortController();
+  let origin = '';
 
   const baseOf = (id: string) => {
     let base = bases.get(id);
@@ -78,7 +121,65 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     return base;
   };
 
+  const isAttachmentField = (table: string, field: string) => options.attachmentFields?.[table]?.includes(field) ?? false;
+
+  /** Airtable's refusal of one field's value, if it has one. */
+  function refusedValue(table: string, field: string, value: unknown): AirtableErrorBody | undefined {
+    if (!isAttachmentField(table, field)) {
+      const objects = typeof value === 'object' && value !== null && (!Array.isArray(value) || value.some((item) => typeof item === 'object' && item !== null));
+      return objects ? { type: 'INVALID_VALUE_FOR_COLUMN', message: `Field "${field}" cannot accept the provided value` } : undefined;
+    }
+    if (value === null) return undefined; // clears the cell
+    if (!Array.isArray(value)) return { type: 'INVALID_VALUE_FOR_COLUMN', message: `Field "${field}" cannot accept the provided value: an attachment cell is an array of attachment objects` };
+    for (const item of value) {
+      const ok = typeof item === 'object' && item !== null && !Array.isArray(item) && isHttpUrl((item as { url?: unknown }).url) && ['string', 'undefined'].includes(typeof (item as { filename?: unknown }).filename);
+      if (!ok) return { type: 'INVALID_ATTACHMENT_OBJECT', message: `Invalid attachment object for field "${field}": ${JSON.stringify(item)?.slice(0, 200)}` };
+    }
+    return undefined;
+  }
+
+  /** A write's fields as stored: each attachment cell becomes new attachments, whose downloads start. */
+  function storedFields(table: string, fields: Record<string, unknown>): Record<string, unknown> {
+    const out = { ...fields };
+    for (const [field, value] of Object.entries(fields)) {
+      if (!isAttachmentField(table, field) || !Array.isArray(value)) continue;
+      out[field] = (value as { url: string; filename?: string }[]).map(({ url, filename }) => {
+        const attachment: StoredAttachment = { id: `att${randomBytes(12).toString('base64url').slice(0, 14)}`, url, filename: filename ?? fileNameOf(url) };
+        startDownload(attachment);
+        return attachment;
+      });
+    }
+    return out;
+  }
+
+  function startDownload(attachment: StoredAttachment) {
+    const source = attachment.url;
+    const done = download(source, AbortSignal.any([stopping.signal, AbortSignal.timeout(attachmentTimeoutMs)]))
+      .then(({ bytes, type }) => {
+        copies.set(attachment.id, { bytes, type });
+        stats.attachmentsDownloaded++;
+        Object.assign(attachment, {
+          url: `${origin}/attachments/${attachment.id}/${encodeURIComponent(attachment.filename)}`,
+          size: bytes.length,
+          type,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+        });
+      })
+      .catch((err: Error) => {
+        stats.attachmentFailures.push({ url: source, error: err.message });
+      })
+      .finally(() => downloads.delete(done));
+    downloads.add(done);
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
+    // The fake's copies of attachments: no token needed, as Airtable's attachment URLs need none.
+    const copy = /^\/attachments\/([^/]+)\//.exec(req.url ?? '');
+    if (copy && req.method === 'GET') {
+      const found = copies.get(copy[1]!);
+      res.writeHead(found ? 200 : 404, { 'content-type': found?.type ?? 'text/plain' });
+      return void res.end(found?.bytes ?? 'not found');
+    }
     const now = Date.now();
     stats.requests++;
     const send = (status: number, body: unknown, headers: Record<string, string> = {}, records = 0) => {
@@ -136,6 +237,10 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       if (!record || typeof record.fields !== 'object' || record.fields === null) return fail(422, 'INVALID_RECORDS', 'Each record needs a "fields" object');
       const unknown = options.schema ? Object.keys(record.fields).find((f) => !options.schema![table]!.includes(f)) : undefined;
       if (unknown) return fail(422, 'UNKNOWN_FIELD_NAME', `Unknown field name: "${unknown}"`);
+      for (const [field, value] of Object.entries(record.fields)) {
+        const refused = refusedValue(table, field, value);
+        if (refused) return fail(422, refused.type, refused.message);
+      }
       const refused = faults.rejectRecord?.(table, record.fields);
       if (refused) return fail(422, refused.type, refused.message);
     }
@@ -190,13 +295,14 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     const apply = () => {
       const created: string[] = [];
       const updated: string[] = [];
-      const out = plan.map(({ existing, fields }) => {
+      const out = plan.map(({ existing, fields: sent }) => {
+        const fields = storedFields(table, sent);
         if (existing) {
           Object.assign(existing.fields, fields);
           updated.push(existing.id);
           return existing;
         }
-        const row: StoredRecord = { id: `rec${randomBytes(12).toString('base64url').slice(0, 14)}`, createdTime: new Date().toISOString(), fields: { ...fields } };
+        const row: StoredRecord = { id: `rec${randomBytes(12).toString('base64url').slice(0, 14)}`, createdTime: new Date().toISOString(), fields };
         rows.push(row);
         created.push(row.id);
         return row;
@@ -227,9 +333,10 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  origin = `http://127.0.0.1:${port}`;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: origin,
     faults,
     stats,
     records: (baseId, table) => bases.get(baseId)?.tables.get(table) ?? [],
@@ -237,7 +344,12 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     lockOut(baseId, ms) {
       baseOf(baseId).lockedUntil = Date.now() + ms;
     },
+    async attachmentsSettled() {
+      await Promise.allSettled([...downloads]);
+    },
     async close() {
+      stopping.abort();
+      await Promise.allSettled([...downloads]);
       for (const timer of timers) clearTimeout(timer);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -255,4 +367,53 @@ async function readBody(req: IncomingMessage): Promise<string> {
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Airtable names an attachment sent without a filename after the URL's last path segment. */
+function fileNameOf(url: string): string {
+  const last = new URL(url).pathname.split('/').filter(Boolean).pop();
+  return last ? decodeURIComponent(last) : 'file';
+}
+
+/**
+ * GETs an attachment's bytes as Airtable would, but only from this machine: a 127.0.0.1 or localhost URL is
+ * fetched by connecting to 127.0.0.1, with the URL's own Host header (a presigned URL signs it); anything
+ * else is refused without a request.
+ */
+function download(source: string, signal: AbortSignal): Promise<{ bytes: Buffer; type: string }> {
+  const target = new URL(source);
+  if (target.protocol !== 'http:' || !LOOPBACK_HOSTS.has(target.hostname)) {
+    return Promise.reject(new Error(`not fetched: the fake downloads only from http://127.0.0.1, not ${target.origin}`));
+  }
+  return new Promise((resolve, reject) => {
+    const request = httpGet({ host: '127.0.0.1', port: target.port || 80, path: `${target.pathname}${target.search}`, headers: { host: target.host }, signal }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        return reject(new Error(`GET ${target.origin}${target.pathname} answered ${res.statusCode}`));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_ATTACHMENT_BYTES) request.destroy(new Error(`attachment larger than ${MAX_ATTACHMENT_BYTES} bytes`));
+        else chunks.push(chunk);
+      });
+      res.on('end', () => resolve({ bytes: Buffer.concat(chunks), type: res.headers['content-type'] ?? 'application/octet-stream' }));
+      res.on('error', reject);
+      res.on('close', () => {
+        if (!res.complete) reject(new Error('download cut short'));
+      });
+    });
+    request.on('error', reject);
+  });
 }

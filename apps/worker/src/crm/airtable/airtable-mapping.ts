@@ -1,18 +1,30 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as v from 'valibot';
-import { SUBMISSION_KINDS, type JobPayload, type SubmissionKind } from '@forms/schemas';
-import { isContactKind } from '../crm.ts';
+import { SUBMISSION_KINDS, type SubmissionKind } from '@forms/schemas';
+import { isContactKind, type DeliveredSubmission } from '../crm.ts';
 
 /** The mapping shipped with the worker; `AIRTABLE_MAPPING_FILE` points elsewhere. */
 export const DEFAULT_MAPPING_FILE = fileURLToPath(new URL('../../../airtable-mapping.json', import.meta.url));
 
 const fieldName = v.pipe(v.string(), v.trim(), v.minLength(1, 'an Airtable field name cannot be empty'));
 
+/**
+ * The stored files a delivered submission can carry, by the top-level key that holds them. Only the worker
+ * puts them there (never the client's `data`), each with a short-lived URL Airtable copies the file from.
+ */
+export const ATTACHMENT_SOURCES = ['cv'] as const satisfies readonly (keyof DeliveredSubmission)[];
+export type AttachmentSource = (typeof ATTACHMENT_SOURCES)[number];
+
 const KindMappingSchema = v.object({
   table: v.pipe(v.string(), v.trim(), v.minLength(1, 'a table name cannot be empty')),
   /** Our field (a dotted path for nested values) → Airtable field name. Fields not listed are not sent. */
   fields: v.record(v.pipe(v.string(), v.minLength(1)), fieldName),
+  /** A stored file → the Airtable attachment field that receives it. */
+  attachments: v.optional(
+    v.record(v.picklist(ATTACHMENT_SOURCES, `an attachment names a stored file the worker delivers (${ATTACHMENT_SOURCES.join(', ')})`), fieldName),
+    {},
+  ),
 });
 
 const MappingSchema = v.object({
@@ -39,7 +51,8 @@ export type AirtableWrite = {
 
 /**
  * Reads and checks a mapping file. Every kind must be mapped (a kind without a table would fail every job
- * of it at run time; better to refuse to start), and a contact kind must map its email, which it merges on.
+ * of it at run time; better to refuse to start), a contact kind must map its email, which it merges on,
+ * and an attachment field must be written by nothing else.
  */
 export function loadAirtableMapping(file: string = DEFAULT_MAPPING_FILE): AirtableMapping {
   let raw: unknown;
@@ -63,6 +76,7 @@ export function parseAirtableMapping(raw: unknown, source = 'mapping'): Airtable
   for (const kind of SUBMISSION_KINDS) {
     const { table, fields } = mapping.kinds[kind];
     if (isContactKind(kind) && !fields.email) throw new Error(`Airtable mapping ${source}: kinds.${kind}.fields.email is required: contacts merge on it`);
+    checkAttachmentsStandAlone(mapping, kind, source);
     // One table, one merge field: a request merges on one field list, so kinds sharing a table must agree.
     const mergeOn = mergeFieldFor(mapping, kind);
     const seen = mergeFieldOf.get(table);
@@ -74,6 +88,24 @@ export function parseAirtableMapping(raw: unknown, source = 'mapping'): Airtable
   return mapping;
 }
 
+/**
+ * An attachment cell holds file objects, and a file's field also gets nothing else: a field written twice
+ * would get whichever value came last, and an attachment field cannot take the merge value or a text.
+ */
+function checkAttachmentsStandAlone(mapping: AirtableMapping, kind: SubmissionKind, source: string): void {
+  const { fields, attachments } = mapping.kinds[kind];
+  const writers = new Map<string, string>();
+  for (const [name, airtableName] of Object.entries(mapping.meta)) if (airtableName) writers.set(airtableName, `meta.${name}`);
+  for (const [path, airtableName] of Object.entries(fields)) if (!writers.has(airtableName)) writers.set(airtableName, `fields.${path}`);
+  for (const [file, airtableName] of Object.entries(attachments)) {
+    const other = writers.get(airtableName);
+    if (other !== undefined) {
+      throw new Error(`Airtable mapping ${source}: kinds.${kind}.attachments.${file}: field "${airtableName}" is already written by ${other}`);
+    }
+    writers.set(airtableName, `attachments.${file}`);
+  }
+}
+
 function mergeFieldFor(mapping: AirtableMapping, kind: SubmissionKind): string {
   return isContactKind(kind) ? mapping.kinds[kind].fields.email! : mapping.meta.submissionId;
 }
@@ -83,13 +115,21 @@ function mergeFieldFor(mapping: AirtableMapping, kind: SubmissionKind): string {
  * contact submission for one address lands on one record; every other kind merges on its submission id,
  * so a retry or a replay updates its own record instead of adding one. Absent values are not sent, so a
  * partial contact update never blanks a field an earlier one filled.
+ *
+ * A stored file goes out as Airtable's attachment cell, `[{url, filename}]`: Airtable downloads the file
+ * from the (presigned) URL, and a cell written this way replaces the field's attachments, so a retry or a
+ * replay, each with a fresh URL, still leaves one attachment.
  */
-export function toAirtableWrite(submission: JobPayload, mapping: AirtableMapping): AirtableWrite {
-  const { table, fields: fieldMap } = mapping.kinds[submission.kind];
+export function toAirtableWrite(submission: DeliveredSubmission, mapping: AirtableMapping): AirtableWrite {
+  const { table, fields: fieldMap, attachments } = mapping.kinds[submission.kind];
   const fields: Record<string, unknown> = {};
   for (const [path, airtableName] of Object.entries(fieldMap)) {
     const value = readPath(submission, path);
     if (value !== undefined && value !== null && typeof value !== 'object') fields[airtableName] = value;
+  }
+  for (const [source, airtableName] of Object.entries(attachments) as [AttachmentSource, string][]) {
+    const file = submission[source];
+    if (file) fields[airtableName] = [{ url: file.url, filename: file.filename }];
   }
   const { meta } = mapping;
   fields[meta.submissionId] = submission.submissionId;
@@ -102,8 +142,11 @@ export function toAirtableWrite(submission: JobPayload, mapping: AirtableMapping
   return { table, mergeOn, mergeValue: String(fields[mergeOn]), fields };
 }
 
-/** A dotted path read in the submission's data first, then in the job payload (where CV details may live). */
-function readPath(submission: JobPayload, path: string): unknown {
+/**
+ * A dotted path read in the submission's data first, then in the delivered submission (where the stored
+ * CV's details live: careers `data.cv` is the applicant's link, a string, so `cv.key` is found at the top).
+ */
+function readPath(submission: DeliveredSubmission, path: string): unknown {
   const inData = dig(submission.data, path);
   return inData !== undefined ? inData : dig(submission, path);
 }
