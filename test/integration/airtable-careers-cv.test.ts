@@ -7,7 +7,7 @@ import { startTestS3, type TestS3 } from '@forms/local-services';
 import { loadConfig as workerConfig, startWorker, type RunningWorker } from '@forms/worker';
 import { startFakeAirtable, type FakeAirtable, type StoredAttachment, type StoredRecord } from '../support/airtable-server.ts';
 import { eventually } from '../support/crm-database.ts';
-import { PDF_TYPE, careersBody, samplePdf, sha256 } from '../support/cv-files.ts';
+import { PDF_TYPE, careersBody, samplePdf, sha256, jobWithLostCv } from '../support/cv-files.ts';
 import { sendJson } from '../support/http.ts';
 
 // A careers CV from the gateway, through S3, to an Airtable attachment: the local Airtable server downloads
@@ -117,23 +117,7 @@ describe('careers CVs in Airtable', () => {
 
   it('a CV that could not be kept ticks CV Upload Failed and attaches nothing', async () => {
     const id = `sub_lost${randomUUID().replace(/-/g, '')}`;
-    await queue.add(
-      'careers-apply.v1',
-      {
-        v: 1,
-        submissionId: id,
-        recordId: id,
-        kind: 'careers-apply',
-        acceptedAt: new Date().toISOString(),
-        data: {
-          name: 'N',
-          email: `${randomUUID()}@acme.io`,
-          role: 'R',
-          stagedCv: { key: `incoming/cv/${id}.pdf`, filename: 'cv.pdf', contentType: PDF_TYPE, size: 10, sha256: 'b'.repeat(64) },
-        },
-      },
-      { jobId: id, attempts: 2 },
-    );
+    await queue.add('careers-apply.v1', jobWithLostCv(id), { jobId: id, attempts: 2 });
     await completed(id);
     const [record, ...others] = applications(id);
     expect(others).toEqual([]);

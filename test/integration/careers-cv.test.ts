@@ -8,7 +8,7 @@ import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '
 import { startTestS3, type TestS3 } from '@forms/local-services';
 import { createPostgresCrm, loadConfig as workerConfig, startWorker, type Database, type RunningWorker } from '@forms/worker';
 import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
-import { DOCX_TYPE, DOC_TYPE, PDF_TYPE, careersBody, inspectionClient, readObject, sampleDoc, sampleDocx, samplePdf, sha256 } from '../support/cv-files.ts';
+import { DOCX_TYPE, DOC_TYPE, PDF_TYPE, careersBody, inspectionClient, readObject, sampleDoc, sampleDocx, samplePdf, sha256, jobWithLostCv } from '../support/cv-files.ts';
 import { sendJson } from '../support/http.ts';
 
 const queueName = `cv-${randomUUID()}`;
@@ -101,23 +101,7 @@ describe('careers CVs: gateway checks and stages, worker stores and links', () =
 
   it('a staged CV that is gone for good costs only the CV: the application lands, marked cv_upload_failed', async () => {
     const id = `sub_lost${randomUUID().replace(/-/g, '')}`;
-    await queue.add(
-      'careers-apply.v1',
-      {
-        v: 1,
-        submissionId: id,
-        recordId: id,
-        kind: 'careers-apply',
-        acceptedAt: new Date().toISOString(),
-        data: {
-          name: 'N',
-          email: `${randomUUID()}@acme.io`,
-          role: 'R',
-          stagedCv: { key: `incoming/cv/${id}.pdf`, filename: 'cv.pdf', contentType: PDF_TYPE, size: 10, sha256: 'b'.repeat(64) },
-        },
-      },
-      { jobId: id, attempts: 3 },
-    );
+    await queue.add('careers-apply.v1', jobWithLostCv(id), { jobId: id, attempts: 3 });
     let row: Record<string, any> | undefined;
     await eventually(async () => (row = await rowFor(id)) !== undefined);
     expect(row).toMatchObject({ cv_key: null, cv_upload_failed: true });

@@ -79,3 +79,23 @@ export async function readObject(client: S3Client, bucket: string, key: string) 
     throw err;
   }
 }
+
+/**
+ * A careers job whose staged CV never existed (as after a staging bucket lost it): the worker must still
+ * deliver the application, marked as having lost its CV.
+ */
+export function jobWithLostCv(id: string) {
+  return {
+    v: 1,
+    submissionId: id,
+    recordId: id,
+    kind: 'careers-apply',
+    acceptedAt: new Date().toISOString(),
+    data: {
+      name: 'N',
+      email: `${id}@acme.io`,
+      role: 'R',
+      stagedCv: { key: `incoming/cv/${id}.pdf`, filename: 'cv.pdf', contentType: PDF_TYPE, size: 10, sha256: 'b'.repeat(64) },
+    },
+  };
+}
