@@ -1,23 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@forms/gateway';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '@forms/gateway';
 import { freePort } from '@forms/local-services';
-import { createPostgresCrm, loadConfig as workerConfig, startWorker, type Database, type RunningWorker } from '@forms/worker';
-import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
+import type { Database } from '@forms/worker';
+import { eventually } from '../support/crm-database.ts';
 import { PDF_TYPE, careersBody, samplePdf } from '../support/cv-files.ts';
 import { sendJson } from '../support/http.ts';
+import { startPipeline, type Pipeline } from '../support/pipeline.ts';
 
 // Object storage is configured but nothing listens there: every S3 call is refused.
-const queueName = `s3-down-gw-${randomUUID()}`;
-let store: TestDatabase;
+let pipeline: Pipeline;
 let db: Database;
 let gateway: RunningGateway;
-let worker: RunningWorker;
 
 beforeAll(async () => {
-  store = await openTestDatabase();
-  db = await store.read();
   const deadS3 = {
     S3_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
     S3_BUCKET: 'cvs',
@@ -25,15 +21,10 @@ beforeAll(async () => {
     AWS_ACCESS_KEY_ID: 'S3RVER',
     AWS_SECRET_ACCESS_KEY: 'S3RVER',
   };
-  const env = { REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, LOG_LEVEL: 'silent', ...deadS3 };
-  worker = await startWorker(workerConfig(env), pino({ level: 'silent' }), { crm: createPostgresCrm(db) });
-  gateway = await startGateway(gatewayConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }));
+  pipeline = await startPipeline(deadS3);
+  ({ db, gateway } = pipeline);
 });
-afterAll(async () => {
-  await gateway?.stop();
-  await worker?.stop();
-  await store?.close().catch(() => {});
-});
+afterAll(() => pipeline?.stop());
 
 describe('object storage down at the gateway', () => {
   it('answers cvUploadFailed: true at once, and the application is still delivered', async () => {

@@ -3,61 +3,44 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@forms/gateway';
+import type { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '@forms/gateway';
 import { startLocalS3, type LocalS3 } from '@forms/local-services';
-import { createPostgresCrm, loadConfig as workerConfig, startWorker, type Database, type RunningWorker } from '@forms/worker';
-import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
+import type { Database } from '@forms/worker';
+import { eventually } from '../support/crm-database.ts';
 import { DOCX_TYPE, careersBody, inspectionClient, readObject, sampleDocx, sha256 } from '../support/cv-files.ts';
 import { sendJson } from '../support/http.ts';
+import { startPipeline, type Pipeline } from '../support/pipeline.ts';
 
 // This test stops and restarts its own S3 server (s3rver, on the same port and folder), so it uses the
 // local one even where a container runtime is available.
-const queueName = `s3-down-wk-${randomUUID()}`;
 const bucket = 'cvs-fault';
 let dir: string;
 let s3: LocalS3;
-let store: TestDatabase;
+let pipeline: Pipeline;
 let db: Database;
 let gateway: RunningGateway;
-let worker: RunningWorker | undefined;
-let client: S3Client;
-let redis: Redis;
 let queue: Queue;
-let env: Record<string, string>;
+let client: S3Client;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'forms-s3-fault-'));
   s3 = await startLocalS3({ dir });
-  store = await openTestDatabase();
-  db = await store.read();
-  env = {
-    REDIS_URL: inject('redisUrl'),
-    QUEUE_NAME: queueName,
-    LOG_LEVEL: 'silent',
+  const s3Env = {
     S3_ENDPOINT: s3.endpoint,
     S3_BUCKET: bucket,
     S3_TIMEOUT_MS: '1000',
     AWS_ACCESS_KEY_ID: s3.accessKeyId,
     AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    RETRY_BASE_DELAY_MS: '200',
-    RETRY_MAX_DELAY_MS: '400',
   };
-  gateway = await startGateway(gatewayConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }));
-  client = inspectionClient(env);
-  redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
-  queue = new Queue(queueName, { connection: redis });
+  // The worker starts in the test, once storage is down.
+  pipeline = await startPipeline({ ...s3Env, RETRY_BASE_DELAY_MS: '200', RETRY_MAX_DELAY_MS: '400' }, { withWorker: false });
+  ({ db, gateway, queue } = pipeline);
+  client = inspectionClient(s3Env);
 });
 afterAll(async () => {
-  await gateway?.stop();
-  await worker?.stop();
-  await store?.close().catch(() => {});
-  await queue?.obliterate({ force: true }).catch(() => {});
-  await queue?.close();
-  redis?.disconnect();
+  await pipeline?.stop();
   client?.destroy();
   await s3?.stop();
   rmSync(dir, { recursive: true, force: true });
@@ -71,7 +54,7 @@ describe('object storage down while the worker runs', () => {
     const id = res.body.recordId as string;
 
     await s3.stop();
-    worker = await startWorker(workerConfig(env), pino({ level: 'silent' }), { crm: createPostgresCrm(db) });
+    await pipeline.startWorker();
     // At least two failed attempts, and the CRM write waited for the CV.
     await eventually(async () => ((await queue.getJob(id))?.attemptsMade ?? 0) >= 2, { timeoutMs: 20_000 });
     expect((await db.query('SELECT 1 FROM submissions WHERE id = $1', [id])).rows).toHaveLength(0);

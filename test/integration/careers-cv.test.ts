@@ -1,45 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@forms/gateway';
+import type { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningGateway } from '@forms/gateway';
 import { startTestS3, type TestS3 } from '@forms/local-services';
-import { createPostgresCrm, loadConfig as workerConfig, startWorker, type Database, type RunningWorker } from '@forms/worker';
-import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
+import type { Database } from '@forms/worker';
+import { eventually } from '../support/crm-database.ts';
 import { DOCX_TYPE, DOC_TYPE, PDF_TYPE, careersBody, inspectionClient, readObject, sampleDoc, sampleDocx, samplePdf, sha256, jobWithLostCv } from '../support/cv-files.ts';
 import { sendJson } from '../support/http.ts';
+import { startPipeline, type Pipeline } from '../support/pipeline.ts';
 
-const queueName = `cv-${randomUUID()}`;
 const bucket = `cv-it-${randomUUID().slice(0, 8)}`;
 let s3: TestS3;
-let store: TestDatabase;
+let pipeline: Pipeline;
 let db: Database;
 let gateway: RunningGateway;
-let worker: RunningWorker;
-let client: S3Client;
-let redis: Redis;
 let queue: Queue;
+let client: S3Client;
 
 beforeAll(async () => {
   s3 = await startTestS3();
-  store = await openTestDatabase();
-  db = await store.read();
-  const env = { REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, LOG_LEVEL: 'silent', ...s3.env(bucket) };
-  worker = await startWorker(workerConfig(env), pino({ level: 'silent' }), { crm: createPostgresCrm(db) });
-  gateway = await startGateway(gatewayConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }));
+  pipeline = await startPipeline(s3.env(bucket));
+  ({ db, gateway, queue } = pipeline);
   client = inspectionClient(s3.env(bucket));
-  redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
-  queue = new Queue(queueName, { connection: redis });
 });
 afterAll(async () => {
-  await gateway?.stop();
-  await worker?.stop();
-  await store?.close().catch(() => {});
-  await queue?.obliterate({ force: true }).catch(() => {});
-  await queue?.close();
-  redis?.disconnect();
+  await pipeline?.stop();
   client?.destroy();
   await s3?.stop();
 });

@@ -1,31 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBMISSION_ENDPOINTS } from '@forms/schemas';
-import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@forms/gateway';
-import { createPostgresCrm, loadConfig as workerConfig, startWorker, type Database, type RunningWorker } from '@forms/worker';
-import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
+import type { RunningGateway } from '@forms/gateway';
+import type { Database } from '@forms/worker';
+import { eventually } from '../support/crm-database.ts';
+import { startPipeline, type Pipeline } from '../support/pipeline.ts';
 import { sendJson } from '../support/http.ts';
 import { validBody } from '../support/valid-bodies.ts';
 
-const queueName = `it-${randomUUID()}`;
-let store: TestDatabase;
+let pipeline: Pipeline;
 let db: Database;
 let gateway: RunningGateway;
-let worker: RunningWorker;
 
 beforeAll(async () => {
-  store = await openTestDatabase();
-  db = await store.read();
-  const env = { REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, LOG_LEVEL: 'silent' };
-  worker = await startWorker(workerConfig(env), pino({ level: 'silent' }), { crm: createPostgresCrm(db) });
-  gateway = await startGateway(gatewayConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }));
+  pipeline = await startPipeline();
+  ({ db, gateway } = pipeline);
 });
-afterAll(async () => {
-  await gateway?.stop();
-  await worker?.stop(); // closes the CRM, and with it the database
-  await store?.close().catch(() => {});
-});
+afterAll(() => pipeline?.stop());
 
 describe('every submission endpoint, gateway to CRM row', () => {
   it.each(SUBMISSION_ENDPOINTS.map((e) => [e.kind, e] as const))('%s: acknowledged, then a row lands', async (kind, endpoint) => {

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { createApp } from './app.ts';
-import { openGatewayStorage } from './clients/object-storage.ts';
+import { openObjectStorage } from '@forms/object-storage';
 import type { GatewayConfig } from './config.ts';
 import { createProducerRedis, createSubmissionQueue } from './queue.ts';
 
@@ -18,7 +18,10 @@ export async function startGateway(config: GatewayConfig, logger: Logger = pino(
   // Without an offline queue, commands sent before the first connect fail: give Redis a moment to answer
   // before taking traffic. A gateway whose Redis is down still starts (and answers 503 until it is back).
   await waitUntilReady(redis, 3_000);
-  const storage = config.storage ? await openGatewayStorage(config.storage, logger) : undefined;
+  // Two attempts at most, each bounded by S3_TIMEOUT_MS, because a request is waiting.
+  const storage = config.storage
+    ? await openObjectStorage(config.storage, { maxAttempts: 2, logger, whileAway: 'applications are accepted without their CVs (cvUploadFailed) until it is back' })
+    : undefined;
   const app = createApp({ config, queue, redis, logger, storage });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');

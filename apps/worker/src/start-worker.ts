@@ -1,11 +1,11 @@
 import { pino, type Logger } from 'pino';
+import { openObjectStorage } from '@forms/object-storage';
 import type { WorkerConfig } from './config.ts';
 import { createAirtableCrm } from './crm/airtable/airtable-crm.ts';
 import type { Crm } from './crm/crm.ts';
 import { createPostgresCrm } from './crm/postgres-crm.ts';
 import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
-import { openWorkerStorage } from './storage/open-worker-storage.ts';
 import { createWorker } from './worker.ts';
 
 export type RunningWorker = { crm: Crm; stop: () => Promise<void> };
@@ -20,7 +20,9 @@ export async function startWorker(
   { crm: given }: { crm?: Crm } = {},
 ): Promise<RunningWorker> {
   const crm = given ?? (await openCrm(config, logger));
-  const storage = config.storage ? await openWorkerStorage(config.storage, logger) : undefined;
+  const storage = config.storage
+    ? await openObjectStorage(config.storage, { maxAttempts: 3, logger, whileAway: 'CV jobs will retry until it is back' })
+    : undefined;
   const worker = createWorker({ config, crm, storage, logger });
   await worker.waitUntilReady();
   return {

@@ -40,6 +40,31 @@ export async function ensureBucket(storage: ObjectStorage): Promise<'exists' | '
   return 'created';
 }
 
+/** The two log calls opening storage needs; a pino logger fits. */
+export type StorageLogger = { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
+
+/**
+ * Creates the client and, when configured, the bucket. A bucket that cannot be checked or created at
+ * start-up is logged, not fatal: the process must keep serving while storage is away; `whileAway` says
+ * in the log what happens meanwhile (the gateway accepts applications without their CVs, the worker's CV
+ * jobs retry on their backoff).
+ */
+export async function openObjectStorage(
+  settings: StorageSettings,
+  { maxAttempts, logger, whileAway }: { maxAttempts: number; logger: StorageLogger; whileAway: string },
+): Promise<ObjectStorage> {
+  const storage = createObjectStorage(settings, { maxAttempts });
+  if (settings.createBucket) {
+    try {
+      const outcome = await ensureBucket(storage);
+      logger.info({ bucket: settings.bucket, outcome }, 'object storage ready');
+    } catch (err) {
+      logger.warn({ err, bucket: settings.bucket }, `object storage unreachable at start-up; ${whileAway}`);
+    }
+  }
+  return storage;
+}
+
 /** The HTTP status an S3 call failed with, when the server answered at all. */
 export function httpStatus(err: unknown): number | undefined {
   return (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;

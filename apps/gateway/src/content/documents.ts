@@ -2,6 +2,7 @@ import { ERROR_CODES, MCP_PROTOCOL_VERSIONS, type ErrorCode } from '@forms/schem
 import { textResources, toolCatalogue, widgetResources } from './agent-catalogue.ts';
 import type { SiteContent } from './content.ts';
 import { caseStudyMarkdown, comparisonMarkdown, endpointsMarkdown, pricingMarkdown, serviceMarkdown } from './markdown.ts';
+import { llmsIntro } from './llms-txt.ts';
 
 /** The Markdown and plain-text documents: llms-full.txt, pricing.md, agents.md, comparisons.md. */
 
@@ -83,11 +84,7 @@ export function renderAgentsMd(c: SiteContent): string {
 
 export function renderLlmsFullTxt(c: SiteContent): string {
   return [
-    `# ${c.name}`,
-    '',
-    `> ${c.summary}`,
-    '',
-    ...c.about.flatMap((p) => [p, '']),
+    ...llmsIntro(c),
     '## How we work',
     '',
     ...c.howWeWork.map((step, i) => `${i + 1}. ${step}`),

@@ -4,11 +4,7 @@ import type { SiteContent } from './content.ts';
 export function renderLlmsTxt(c: SiteContent): string {
   const base = c.baseUrl;
   return [
-    `# ${c.name}`,
-    '',
-    `> ${c.summary}`,
-    '',
-    ...c.about.flatMap((p) => [p, '']),
+    ...llmsIntro(c),
     `Contact: ${c.contactEmail}. Pricing: ${c.pricing.approach}`,
     '',
     '## Services',
@@ -37,4 +33,9 @@ export function renderLlmsTxt(c: SiteContent): string {
     `- [Sitemap](${base}/sitemap.xml)`,
     '',
   ].join('\n');
+}
+
+/** The opening both /llms.txt and /llms-full.txt share: the H1, the blockquote summary, the about text. */
+export function llmsIntro(c: SiteContent): string[] {
+  return [`# ${c.name}`, '', `> ${c.summary}`, '', ...c.about.flatMap((p) => [p, ''])];
 }

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError, errorBody, type ErrorStyle } from '../errors.ts';
+import type { TooLarge } from './json-body.ts';
 
 /** Routes that answer errors as {error, message} say so before anything can fail. */
 export function errorStyle(style: ErrorStyle) {
@@ -16,7 +17,7 @@ export function errorHandler({ logger, documentation }: { logger: Logger; docume
     try {
       await next();
     } catch (err) {
-      const error = toApiError(err);
+      const error = toApiError(err, ctx.state.tooLarge);
       if (error.code === 'INTERNAL_ERROR') logger.error({ err, path: ctx.path }, 'request failed');
       else if (error.code === 'QUEUE_UNAVAILABLE') logger.warn({ err: (err as Error).cause ?? err }, 'queue unavailable');
       ctx.status = error.status;
@@ -26,11 +27,13 @@ export function errorHandler({ logger, documentation }: { logger: Logger; docume
   };
 }
 
-function toApiError(err: unknown): ApiError {
+function toApiError(err: unknown, tooLarge?: TooLarge): ApiError {
   if (err instanceof ApiError) return err;
   const e = err as { status?: number; type?: string; limit?: number };
   // koa-bodyparser (raw-body, co-body) errors
-  if (e.type === 'entity.too.large') return new ApiError('PAYLOAD_TOO_LARGE', { detail: `${e.limit} bytes` });
+  if (e.type === 'entity.too.large') {
+    return tooLarge ? new ApiError(tooLarge.code, tooLarge.field ? { field: tooLarge.field } : {}) : new ApiError('PAYLOAD_TOO_LARGE', { detail: `${e.limit} bytes` });
+  }
   if (e.type === 'entity.parse.failed' || (e.status === 400 && err instanceof SyntaxError)) return new ApiError('INVALID_JSON');
   if (e.type === 'encoding.unsupported' || e.status === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE');
   if (e.type === 'request.aborted' || e.status === 400) return new ApiError('INVALID_JSON');

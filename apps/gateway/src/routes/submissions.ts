@@ -8,7 +8,6 @@ import { SUBMISSION_ENDPOINTS, type JobPayload, type SubmissionEndpoint } from '
 import type { GatewayConfig } from '../config.ts';
 import { claimContactId } from '../contact-index.ts';
 import { acceptCv, type CvFile } from '../cv/accept-cv.ts';
-import { CAREERS_BODY_LIMIT, careersJsonBody } from '../cv/careers-json-body.ts';
 import { checkCvEnvelope } from '../cv/check-cv-envelope.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -20,8 +19,11 @@ import { isWorkEmail } from '../work-email.ts';
 
 /** Every submission route but careers-apply takes small bodies; 16 KiB fits every field at its cap. */
 export const SUBMISSION_BODY_LIMIT = '16kb';
-/** careers-apply carries a base64 CV of up to 5 MiB (about 6.7 MiB encoded) plus its fields. */
-export { CAREERS_BODY_LIMIT };
+/**
+ * careers-apply's body limit: a CV of 5 MiB is about 6.7 MiB in base64, and the other fields add at most
+ * a few tens of KiB; 7 MiB leaves room for both and no more. Over it, only the CV can be at fault.
+ */
+export const CAREERS_BODY_LIMIT = '7mb';
 
 const THANKS: Record<SubmissionEndpoint['kind'], string> = {
   contact: 'Thanks for getting in touch: we received your message and will reply soon.',
@@ -44,7 +46,9 @@ export function submissionRoutes(deps: SubmissionDeps): Router {
   for (const endpoint of SUBMISSION_ENDPOINTS) {
     router.register(endpoint.path, [endpoint.method], [
       errorStyle(endpoint.errorStyle),
-      endpoint.kind === 'careers-apply' ? careersJsonBody() : jsonBody({ limit: SUBMISSION_BODY_LIMIT }),
+      endpoint.kind === 'careers-apply'
+        ? jsonBody({ limit: CAREERS_BODY_LIMIT, tooLarge: { code: 'CV_TOO_LARGE', field: 'cvFile.data' } })
+        : jsonBody({ limit: SUBMISSION_BODY_LIMIT }),
       async function submit(ctx: Context) {
         ctx.body = await acceptSubmission(deps, endpoint, ctx.request.body);
       },

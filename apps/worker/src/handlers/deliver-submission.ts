@@ -9,7 +9,7 @@ import { attachCv, dropStagedCv, type CvDeps } from './attach-cv.ts';
  * schema, an unknown job name or a CRM rejection fails at once (no retry can fix them); anything else is
  * thrown as is and retried on the backoff schedule.
  */
-export async function deliverSubmission(job: Job, crm: Crm, cvDeps: CvDeps = { storage: undefined, urlTtlSeconds: 900 }): Promise<DeliveryResult> {
+export async function deliverSubmission(job: Job, crm: Crm, cvDeps: CvDeps): Promise<DeliveryResult> {
   const schema = JOBS[job.name as JobName];
   if (!schema) throw new UnrecoverableError(`Unknown job name "${job.name}"`);
   const parsed = v.safeParse(schema, job.data);
