@@ -1,35 +1,56 @@
 /**
  * `pnpm start`: gateway and worker in one process on the embedded defaults, for a laptop or a demo.
  * Redis: REDIS_URL, else one already answering on 127.0.0.1:6379, else a `redis-server` started here with
- * its data under DATA_DIR (default ./.data). The CRM: DATABASE_URL, else PGlite under DATA_DIR.
- * Object storage for CVs: S3_BUCKET (with S3_ENDPOINT etc.), else a local S3-compatible server (s3rver) on
- * 127.0.0.1:4568 (or a free port) with its objects under DATA_DIR/s3, bucket `cvs`.
+ * infra/redis/redis.conf (noeviction, append-only file) and its data under DATA_DIR (default ./.data), so a
+ * restart keeps acknowledged jobs. The CRM: DATABASE_URL, else PGlite under DATA_DIR. Object storage for
+ * CVs: S3_BUCKET (with S3_ENDPOINT etc.), else a local S3-compatible server (s3rver) on 127.0.0.1:4568 (or a
+ * free port) with its objects under DATA_DIR/s3, bucket `cvs`.
  * In production run apps/gateway and apps/worker as separate processes (see README).
  */
 import { resolve } from 'node:path';
-import { pino } from 'pino';
+import { fileURLToPath } from 'node:url';
 import { loadConfig as loadGatewayConfig, startGateway } from '@forms/gateway';
+import {
+  hasRedisServerBinary,
+  type LocalRedis,
+  type LocalS3,
+  redisAnswers,
+  startLocalS3,
+  startRedisServer,
+} from '@forms/local-services';
+import { createLogger } from '@forms/observability';
+import { stopOnSignals } from '@forms/runtime';
+import { parseEnv, redisSettings, SHARED_ENV_ENTRIES } from '@forms/schemas';
 import { loadConfig as loadWorkerConfig, startWorker } from '@forms/worker';
-import { hasRedisServerBinary, redisAnswers, startLocalS3, startRedisServer, type LocalRedis, type LocalS3 } from '@forms/local-services';
+import * as v from 'valibot';
 
-const env = process.env;
-const logger = pino({ level: env.LOG_LEVEL ?? 'info' });
-const dataDir = resolve(env.DATA_DIR ?? '.data');
+// Only what the launcher itself decides on; each app parses the whole environment again, strictly.
+const env = parseEnv(
+  v.object({ ...SHARED_ENV_ENTRIES, DATA_DIR: v.optional(v.string(), '.data'), S3_BUCKET: v.optional(v.string()) }),
+  process.env,
+);
+const logger = createLogger({ level: env.LOG_LEVEL });
+const dataDir = resolve(env.DATA_DIR);
+const redisConf = fileURLToPath(new URL('../infra/redis/redis.conf', import.meta.url));
 
-async function resolveRedis(): Promise<{ url: string; local?: LocalRedis }> {
-  if (env.REDIS_URL) return { url: env.REDIS_URL };
+/** The env the apps get: unchanged when REDIS_URL or REDIS_CLUSTER_NODES chose a Redis, else a local one's URL. */
+async function resolveRedis(): Promise<{ env: Record<string, string>; label: string; local?: LocalRedis }> {
+  const settings = redisSettings(env);
+  if (settings.mode === 'cluster')
+    return { env: {}, label: `cluster ${settings.nodes.map((n) => `${n.host}:${n.port}`)}` };
+  if (env.REDIS_URL) return { env: {}, label: settings.url };
   const standard = 'redis://127.0.0.1:6379';
-  if (await redisAnswers(standard)) return { url: standard };
+  if (await redisAnswers(standard)) return { env: { REDIS_URL: standard }, label: standard };
   if (!hasRedisServerBinary()) {
     logger.fatal(
       'No Redis found: REDIS_URL is not set, nothing answers on 127.0.0.1:6379, and there is no redis-server binary. ' +
-        'Install Redis (Debian/Ubuntu: `sudo apt-get install redis-server`, macOS: `brew install redis`) or set REDIS_URL.',
+        'Install Redis (`bash scripts/setup.sh` does; Debian/Ubuntu: `sudo apt-get install redis-server`, macOS: `brew install redis`) or set REDIS_URL.',
     );
     process.exit(1);
   }
-  const local = await startRedisServer({ dir: `${dataDir}/redis` });
-  logger.info({ url: local.url, dir: `${dataDir}/redis` }, 'started a local redis-server');
-  return { url: local.url, local };
+  const local = await startRedisServer({ dir: `${dataDir}/redis`, configFile: redisConf });
+  logger.info({ url: local.url, dir: `${dataDir}/redis` }, 'started a local redis-server (infra/redis/redis.conf)');
+  return { env: { REDIS_URL: local.url }, label: local.url, local };
 }
 
 /** S3 as configured, else an embedded S3-compatible server; its fixed credentials override any AWS_* set. */
@@ -52,22 +73,20 @@ async function resolveS3(): Promise<{ env: Record<string, string>; local?: Local
 
 const redis = await resolveRedis();
 const s3 = await resolveS3();
-const shared = { ...env, REDIS_URL: redis.url, DATA_DIR: dataDir, ...s3.env };
+const shared = { ...process.env, ...redis.env, DATA_DIR: dataDir, ...s3.env };
 const worker = await startWorker(loadWorkerConfig(shared), logger.child({ app: 'worker' }));
 const gateway = await startGateway(loadGatewayConfig(shared), logger.child({ app: 'gateway' }));
-logger.info(`listening on ${gateway.url} (redis ${redis.url}, crm ${worker.crm.name}); Ctrl-C to stop`);
+logger.info(`listening on ${gateway.url} (redis ${redis.label}, crm ${worker.crm.name}); Ctrl-C to stop`);
 
-let stopping = false;
-async function stop(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'stopping: gateway first, then the worker finishes active jobs');
-  setTimeout(() => process.exit(1), 30_000).unref();
-  await gateway.stop();
-  await worker.stop();
-  await s3.local?.stop();
-  await redis.local?.stop();
-  process.exit(0);
-}
-process.on('SIGINT', () => void stop('SIGINT'));
-process.on('SIGTERM', () => void stop('SIGTERM'));
+// Gateway first (in-flight requests finish), then the worker (active jobs finish), then what we started.
+stopOnSignals({
+  logger,
+  what: 'forms pipeline',
+  deadlineMs: 30_000,
+  async stop() {
+    await gateway.stop();
+    await worker.stop();
+    await s3.local?.stop();
+    await redis.local?.stop();
+  },
+});

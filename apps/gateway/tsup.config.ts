@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 // One ESM file for production. Workspace packages ship TypeScript source, so they are bundled in;
@@ -8,4 +9,12 @@ export default defineConfig({
   target: 'node20',
   clean: true,
   noExternal: [/^@forms\//],
+  // The agent surface reads its prose, document templates, widget scripts and styles at start-up
+  // (content-files.ts); copied with their src/ layout so the bundle finds them at the same relative path.
+  async onSuccess() {
+    cpSync('src/agent-surface/content', 'dist/agent-surface/content', {
+      recursive: true,
+      filter: (source) => !source.endsWith('.ts'),
+    });
+  },
 });

@@ -1,10 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { createRequire } from 'node:module';
 // Brings in the typing of inject('redisUrl').
-import type {} from '../../packages/local-services/src/vitest-redis-setup.ts';
+import type {} from '@forms/local-services/vitest-redis-setup';
+import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    globalSetup: ['../../packages/local-services/src/vitest-redis-setup.ts'],
+    globalSetup: [createRequire(import.meta.url).resolve('@forms/local-services/vitest-redis-setup')],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

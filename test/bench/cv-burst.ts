@@ -10,11 +10,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadConfig, startGateway } from '@forms/gateway';
+import { startLocalS3, startRedisServer } from '@forms/local-services';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { loadConfig, startGateway } from '@forms/gateway';
-import { startLocalS3, startRedisServer } from '@forms/local-services';
 import { PDF_TYPE, samplePdf } from '../support/cv-files.ts';
 
 const { values } = parseArgs({
@@ -90,12 +90,20 @@ try {
   const sample = await queue.getJob((await queue.getWaiting(0, 0))[0]!.id!);
   const ok = answers.filter((a) => a.status === 200 && a.cvUploadFailed === false).length;
 
-  console.log(`applications: ${total} × ${MiB(cvBytes)} CV, ${concurrency} at a time, in ${seconds.toFixed(1)} s (${(total / seconds).toFixed(1)}/s)`);
-  console.log(`accepted with CV kept: ${ok}/${total}; jobs waiting in Redis: ${waiting}; one job's JSON: ${JSON.stringify(sample?.data).length} bytes`);
+  console.log(
+    `applications: ${total} × ${MiB(cvBytes)} CV, ${concurrency} at a time, in ${seconds.toFixed(1)} s (${(total / seconds).toFixed(1)}/s)`,
+  );
+  console.log(
+    `accepted with CV kept: ${ok}/${total}; jobs waiting in Redis: ${waiting}; one job's JSON: ${JSON.stringify(sample?.data).length} bytes`,
+  );
   console.log(`base64 sent: ${MiB(cvBase64.length * total)} (what Redis would hold if CVs travelled in jobs)`);
-  console.log(`Redis used_memory: ${MiB(before)} before, ${MiB(after)} after: growth ${MiB(growth)} (limit ${MiB(LIMIT_BYTES)})`);
+  console.log(
+    `Redis used_memory: ${MiB(before)} before, ${MiB(after)} after: growth ${MiB(growth)} (limit ${MiB(LIMIT_BYTES)})`,
+  );
   if (ok !== total || growth >= LIMIT_BYTES) {
-    console.error(growth >= LIMIT_BYTES ? 'FAIL: Redis grew past the limit' : 'FAIL: not every application kept its CV');
+    console.error(
+      growth >= LIMIT_BYTES ? 'FAIL: Redis grew past the limit' : 'FAIL: not every application kept its CV',
+    );
     process.exitCode = 1;
   } else {
     console.log('PASS');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { loadConfig, type RunningGateway, startGateway } from '@forms/gateway';
+import { type LocalRedis, startRedisServer } from '@forms/local-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, startGateway, type RunningGateway } from '@forms/gateway';
-import { startRedisServer, type LocalRedis } from '@forms/local-services';
 import { eventually } from '../support/crm-database.ts';
 
 // This test stops and restarts its own redis-server, so it never touches the shared test Redis.
@@ -10,7 +10,15 @@ let gateway: RunningGateway;
 
 beforeAll(async () => {
   redis = await startRedisServer();
-  gateway = await startGateway(loadConfig({ PORT: '0', HOST: '127.0.0.1', REDIS_URL: redis.url, QUEUE_NAME: `down-${randomUUID()}`, LOG_LEVEL: 'silent' }));
+  gateway = await startGateway(
+    loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      REDIS_URL: redis.url,
+      QUEUE_NAME: `down-${randomUUID()}`,
+      LOG_LEVEL: 'silent',
+    }),
+  );
 });
 afterAll(async () => {
   await gateway?.stop();

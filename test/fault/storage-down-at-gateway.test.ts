@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '@forms/gateway';
 import { freePort } from '@forms/local-services';
 import type { Database } from '@forms/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/crm-database.ts';
-import { PDF_TYPE, careersBody, samplePdf } from '../support/cv-files.ts';
+import { careersBody, PDF_TYPE, samplePdf } from '../support/cv-files.ts';
 import { sendJson } from '../support/http.ts';
-import { startPipeline, type Pipeline } from '../support/pipeline.ts';
+import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 
 // Object storage is configured but nothing listens there: every S3 call is refused.
 let pipeline: Pipeline;
@@ -36,7 +36,9 @@ describe('object storage down at the gateway', () => {
 
     let row: Record<string, any> | undefined;
     await eventually(async () => {
-      ({ rows: [row] } = await db.query('SELECT * FROM submissions WHERE id = $1', [res.body.recordId]));
+      ({
+        rows: [row],
+      } = await db.query('SELECT * FROM submissions WHERE id = $1', [res.body.recordId]));
       return row !== undefined;
     });
     expect(row).toMatchObject({ kind: 'careers-apply', cv_key: null, cv_upload_failed: true });

@@ -1,17 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { RunningGateway } from '@forms/gateway';
+import { type LocalS3, startLocalS3 } from '@forms/local-services';
+import type { Database } from '@forms/worker';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningGateway } from '@forms/gateway';
-import { startLocalS3, type LocalS3 } from '@forms/local-services';
-import type { Database } from '@forms/worker';
 import { eventually } from '../support/crm-database.ts';
-import { DOCX_TYPE, careersBody, inspectionClient, readObject, sampleDocx, sha256 } from '../support/cv-files.ts';
+import { careersBody, DOCX_TYPE, inspectionClient, readObject, sampleDocx, sha256 } from '../support/cv-files.ts';
 import { sendJson } from '../support/http.ts';
-import { startPipeline, type Pipeline } from '../support/pipeline.ts';
+import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 
 // This test stops and restarts its own S3 server (s3rver, on the same port and folder), so it uses the
 // local one even where a container runtime is available.
@@ -35,7 +35,10 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
   };
   // The worker starts in the test, once storage is down.
-  pipeline = await startPipeline({ ...s3Env, RETRY_BASE_DELAY_MS: '200', RETRY_MAX_DELAY_MS: '400' }, { withWorker: false });
+  pipeline = await startPipeline(
+    { ...s3Env, RETRY_BASE_DELAY_MS: '200', RETRY_MAX_DELAY_MS: '400' },
+    { withWorker: false },
+  );
   ({ db, gateway, queue } = pipeline);
   client = inspectionClient(s3Env);
 });
@@ -49,7 +52,10 @@ afterAll(async () => {
 describe('object storage down while the worker runs', () => {
   it('the job retries on its backoff, then completes once storage is back: nothing lost', async () => {
     const bytes = sampleDocx();
-    const res = await sendJson(`${gateway.url}/api/careers-apply`, careersBody(randomUUID(), bytes, DOCX_TYPE, 'cv.docx'));
+    const res = await sendJson(
+      `${gateway.url}/api/careers-apply`,
+      careersBody(randomUUID(), bytes, DOCX_TYPE, 'cv.docx'),
+    );
     expect(res.body).toMatchObject({ success: true, cvUploadFailed: false });
     const id = res.body.recordId as string;
 
@@ -62,10 +68,15 @@ describe('object storage down while the worker runs', () => {
 
     s3 = await startLocalS3({ dir, port: s3.port });
     let row: Record<string, any> | undefined;
-    await eventually(async () => {
-      ({ rows: [row] } = await db.query('SELECT * FROM submissions WHERE id = $1', [id]));
-      return row !== undefined;
-    }, { timeoutMs: 20_000 });
+    await eventually(
+      async () => {
+        ({
+          rows: [row],
+        } = await db.query('SELECT * FROM submissions WHERE id = $1', [id]));
+        return row !== undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(row).toMatchObject({ cv_key: `cv/${id}.docx`, cv_sha256: sha256(bytes), cv_upload_failed: false });
     expect(sha256((await readObject(client, bucket, row!.cv_key))!.bytes)).toBe(sha256(bytes));
     await eventually(async () => (await (await queue.getJob(id))!.getState()) === 'completed');

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { loadConfig, type RunningGateway, startGateway } from '@forms/gateway';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig, startGateway, type RunningGateway } from '@forms/gateway';
 import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
 import { spawnWorker } from '../support/worker-process.ts';
 
@@ -15,7 +15,16 @@ let queue: Queue;
 
 beforeAll(async () => {
   store = await openTestDatabase({ shareable: true });
-  gateway = await startGateway(loadConfig({ PORT: '0', HOST: '127.0.0.1', REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, LOG_LEVEL: 'silent' }));
+  gateway = await startGateway(
+    loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      REDIS_URL: inject('redisUrl'),
+      QUEUE_NAME: queueName,
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_REQUESTS: '0', // 1,500 submissions from one address: the per-client limit is not under test
+    }),
+  );
   redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
   queue = new Queue(queueName, { connection: redis });
 });
@@ -45,7 +54,13 @@ describe('worker killed with SIGKILL mid-job', () => {
     expect(acknowledged.size).toBe(TOTAL);
 
     // Low concurrency and a short lock so the kill lands mid-backlog and the restart finds stalled jobs fast.
-    const env = { ...store.workerEnv, REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, WORKER_CONCURRENCY: '4', WORKER_LOCK_DURATION_MS: '2000' };
+    const env = {
+      ...store.workerEnv,
+      REDIS_URL: inject('redisUrl'),
+      QUEUE_NAME: queueName,
+      WORKER_CONCURRENCY: '4',
+      WORKER_LOCK_DURATION_MS: '2000',
+    };
     const first = await spawnWorker(env);
     await eventually(async () => (await queue.getCompletedCount()) >= 50, { timeoutMs: 30_000, everyMs: 20 });
     const activeAtKill = await queue.getActiveCount();

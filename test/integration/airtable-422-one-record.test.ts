@@ -1,7 +1,7 @@
+import { loadConfig, type RunningWorker, startWorker } from '@forms/worker';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { loadConfig, startWorker, type RunningWorker } from '@forms/worker';
-import { startFakeAirtable, type FakeAirtable } from '../support/airtable-server.ts';
+import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
 
 // Airtable refuses a whole request for one bad value (422). The bad record must fail at once, with
@@ -41,8 +41,10 @@ it('a 422 on one record fails that one only, at once, with Airtable’s error ke
   const submissions = mixedSubmissions(110); // ten of each kind
   const bad = submissions.find((s) => s.kind === 'creator-signup')!;
   (bad.data as { instagram?: string }).instagram = 'not-a-handle';
-  server.faults.rejectRecord = (table, fields) =>
-    fields.Instagram === 'not-a-handle' ? { type: 'INVALID_VALUE_FOR_COLUMN', message: 'Field "Instagram" cannot accept the provided value' } : undefined;
+  server.faults.rejectRecord = (_table, fields) =>
+    fields.Instagram === 'not-a-handle'
+      ? { type: 'INVALID_VALUE_FOR_COLUMN', message: 'Field "Instagram" cannot accept the provided value' }
+      : undefined;
 
   await enqueueSubmissions(queue, submissions);
   expect(await waitForDrain(queue, submissions.length, 20_000)).toEqual({ completed: 109, failed: 1 });

@@ -1,7 +1,7 @@
+import { type AirtableCrm, loadAirtableMapping, loadConfig, type RunningWorker, startWorker } from '@forms/worker';
 import { Queue, QueueEvents } from 'bullmq';
 import { afterEach, expect, inject, it } from 'vitest';
-import { loadAirtableMapping, loadConfig, startWorker, type AirtableCrm, type RunningWorker } from '@forms/worker';
-import { startFakeAirtable, type FakeAirtable } from '../support/airtable-server.ts';
+import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { checkDelivery, enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
 
 // A 429 locks the base out: the driver must stop sending to it for the lock-out, spend no job's attempts,
@@ -13,8 +13,14 @@ afterEach(async () => {
   for (const close of cleanup.splice(0).reverse()) await close();
 });
 
-async function setUp(baseId: string, { sendRetryAfter, driverLockoutMs }: { sendRetryAfter: boolean; driverLockoutMs: number }) {
-  const server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: 20, windowMs: 1_000, lockoutMs: LOCKOUT_MS, sendRetryAfter } });
+async function setUp(
+  baseId: string,
+  { sendRetryAfter, driverLockoutMs }: { sendRetryAfter: boolean; driverLockoutMs: number },
+) {
+  const server = await startFakeAirtable({
+    apiKey: KEY,
+    rateLimit: { requests: 20, windowMs: 1_000, lockoutMs: LOCKOUT_MS, sendRetryAfter },
+  });
   cleanup.push(() => server.close());
   const queueName = `airtable-429-${baseId}`;
   const config = loadConfig({
@@ -55,7 +61,10 @@ function sentDuringLockOut(server: FakeAirtable): number {
 
 it('a 429 storm pauses the whole base for the lock-out, spends no attempts, and recovers', async () => {
   const baseId = `appStorm${Date.now().toString(36)}`;
-  const { server, queue, worker, failedAttempts } = await setUp(baseId, { sendRetryAfter: false, driverLockoutMs: LOCKOUT_MS });
+  const { server, queue, worker, failedAttempts } = await setUp(baseId, {
+    sendRetryAfter: false,
+    driverLockoutMs: LOCKOUT_MS,
+  });
   const submissions = mixedSubmissions(300);
   server.lockOut(baseId, LOCKOUT_MS); // the base is locked when the first batch arrives
   const started = Date.now();

@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import { loadConfig as gatewayConfig, type RunningGateway, startGateway } from '@forms/gateway';
+import { startTestS3, type TestS3 } from '@forms/local-services';
+import { type RunningWorker, startWorker, loadConfig as workerConfig } from '@forms/worker';
 import { Queue } from 'bullmq';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@forms/gateway';
-import { startTestS3, type TestS3 } from '@forms/local-services';
-import { loadConfig as workerConfig, startWorker, type RunningWorker } from '@forms/worker';
-import { startFakeAirtable, type FakeAirtable, type StoredAttachment, type StoredRecord } from '../support/airtable-server.ts';
+import {
+  type FakeAirtable,
+  type StoredAttachment,
+  type StoredRecord,
+  startFakeAirtable,
+} from '../support/airtable-server.ts';
 import { eventually } from '../support/crm-database.ts';
-import { PDF_TYPE, careersBody, samplePdf, sha256, jobWithLostCv } from '../support/cv-files.ts';
+import { careersBody, jobWithLostCv, PDF_TYPE, samplePdf, sha256 } from '../support/cv-files.ts';
 import { sendJson } from '../support/http.ts';
 
 // A careers CV from the gateway, through S3, to an Airtable attachment: the local Airtable server downloads
@@ -18,8 +23,22 @@ const queueName = `airtable-cv-${randomUUID()}`;
 const bucket = `cv-at-${randomUUID().slice(0, 8)}`;
 // The Applications table as the README describes it; a field the mapping writes outside it is a 422.
 const APPLICATION_FIELDS = [
-  'Email', 'Name', 'Role', 'LinkedIn', 'CV Link', 'Note', 'CV', 'CV Key', 'CV SHA-256', 'CV Size', 'CV Type', 'CV Upload Failed',
-  'Submission ID', 'Record ID', 'Form', 'Accepted At',
+  'Email',
+  'Name',
+  'Role',
+  'LinkedIn',
+  'CV Link',
+  'Note',
+  'CV',
+  'CV Key',
+  'CV SHA-256',
+  'CV Size',
+  'CV Type',
+  'CV Upload Failed',
+  'Submission ID',
+  'Record ID',
+  'Form',
+  'Accepted At',
 ];
 
 let s3: TestS3;
@@ -30,7 +49,12 @@ let queue: Queue;
 
 beforeAll(async () => {
   s3 = await startTestS3();
-  airtable = await startFakeAirtable({ apiKey: KEY, schema: { Applications: APPLICATION_FIELDS }, attachmentFields: { Applications: ['CV'] }, attachmentTimeoutMs: 3_000 });
+  airtable = await startFakeAirtable({
+    apiKey: KEY,
+    schema: { Applications: APPLICATION_FIELDS },
+    attachmentFields: { Applications: ['CV'] },
+    attachmentTimeoutMs: 3_000,
+  });
   const env = { REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, LOG_LEVEL: 'silent', ...s3.env(bucket) };
   const config = workerConfig({
     ...env,
@@ -62,10 +86,13 @@ function applications(submissionId: string): StoredRecord[] {
 
 /** Waits for the job to complete after `since` (its previous finishedOn), then for Airtable's downloads. */
 async function completed(id: string, since = 0): Promise<void> {
-  await eventually(async () => {
-    const job = await queue.getJob(id);
-    return (await job?.getState()) === 'completed' && (job?.finishedOn ?? 0) > since;
-  }, { timeoutMs: 8_000, everyMs: 50 });
+  await eventually(
+    async () => {
+      const job = await queue.getJob(id);
+      return (await job?.getState()) === 'completed' && (job?.finishedOn ?? 0) > since;
+    },
+    { timeoutMs: 8_000, everyMs: 50 },
+  );
   await airtable.attachmentsSettled();
 }
 
@@ -92,7 +119,12 @@ describe('careers CVs in Airtable', () => {
     const [attachment, ...moreAttachments] = record!.fields.CV as StoredAttachment[];
     expect(moreAttachments).toEqual([]);
     // What Airtable downloaded from the presigned URL is exactly what the applicant sent.
-    expect(attachment).toMatchObject({ filename: 'Grace Hopper CV.pdf', size: bytes.length, type: PDF_TYPE, sha256: sha256(bytes) });
+    expect(attachment).toMatchObject({
+      filename: 'Grace Hopper CV.pdf',
+      size: bytes.length,
+      type: PDF_TYPE,
+      sha256: sha256(bytes),
+    });
     expect(attachment!.url.startsWith(`${airtable.url}/attachments/`)).toBe(true);
     const copy = Buffer.from(await (await fetch(attachment!.url)).arrayBuffer());
     expect(sha256(copy)).toBe(sha256(bytes));
@@ -122,7 +154,8 @@ describe('careers CVs in Airtable', () => {
     const [record, ...others] = applications(id);
     expect(others).toEqual([]);
     expect(record!.fields['CV Upload Failed']).toBe(true);
-    for (const field of ['CV', 'CV Key', 'CV SHA-256', 'CV Size', 'CV Type']) expect(record!.fields).not.toHaveProperty(field);
+    for (const field of ['CV', 'CV Key', 'CV SHA-256', 'CV Size', 'CV Type'])
+      expect(record!.fields).not.toHaveProperty(field);
   });
 });
 
@@ -131,17 +164,33 @@ describe('the local Airtable server, on attachment cells', () => {
     const res = await fetch(`${airtable.url}/v0/${BASE}/Applications`, {
       method: 'PATCH',
       headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ performUpsert: { fieldsToMergeOn: ['Submission ID'] }, records: [{ fields: { 'Submission ID': `sub_fake_${randomUUID()}`, ...fields } }], typecast: true }),
+      body: JSON.stringify({
+        performUpsert: { fieldsToMergeOn: ['Submission ID'] },
+        records: [{ fields: { 'Submission ID': `sub_fake_${randomUUID()}`, ...fields } }],
+        typecast: true,
+      }),
       signal: AbortSignal.timeout(2_000),
     });
     return { status: res.status, body: (await res.json()) as any };
   }
 
   it('refuses what Airtable refuses: no array, an object without url, an object in a text field', async () => {
-    expect(await upsert({ CV: 'http://127.0.0.1:1/cv.pdf' })).toMatchObject({ status: 422, body: { error: { type: 'INVALID_VALUE_FOR_COLUMN' } } });
-    expect(await upsert({ CV: [{ filename: 'cv.pdf' }] })).toMatchObject({ status: 422, body: { error: { type: 'INVALID_ATTACHMENT_OBJECT' } } });
-    expect(await upsert({ CV: [{ url: 'ftp://127.0.0.1/cv.pdf' }] })).toMatchObject({ status: 422, body: { error: { type: 'INVALID_ATTACHMENT_OBJECT' } } });
-    expect(await upsert({ 'CV Key': [{ url: 'http://127.0.0.1:1/cv.pdf' }] })).toMatchObject({ status: 422, body: { error: { type: 'INVALID_VALUE_FOR_COLUMN' } } });
+    expect(await upsert({ CV: 'http://127.0.0.1:1/cv.pdf' })).toMatchObject({
+      status: 422,
+      body: { error: { type: 'INVALID_VALUE_FOR_COLUMN' } },
+    });
+    expect(await upsert({ CV: [{ filename: 'cv.pdf' }] })).toMatchObject({
+      status: 422,
+      body: { error: { type: 'INVALID_ATTACHMENT_OBJECT' } },
+    });
+    expect(await upsert({ CV: [{ url: 'ftp://127.0.0.1/cv.pdf' }] })).toMatchObject({
+      status: 422,
+      body: { error: { type: 'INVALID_ATTACHMENT_OBJECT' } },
+    });
+    expect(await upsert({ 'CV Key': [{ url: 'http://127.0.0.1:1/cv.pdf' }] })).toMatchObject({
+      status: 422,
+      body: { error: { type: 'INVALID_VALUE_FOR_COLUMN' } },
+    });
   });
 
   it('accepts a URL it will not fetch (not 127.0.0.1), and records why it has no copy', async () => {
@@ -149,7 +198,9 @@ describe('the local Airtable server, on attachment cells', () => {
     const res = await upsert({ CV: [{ url: 'https://files.example/path/Ada%20CV.pdf' }] });
     expect(res.status).toBe(200);
     // Airtable's first answer: the attachment as sent, named after the URL; size and type come with the copy.
-    expect(res.body.records[0].fields.CV).toEqual([{ id: expect.stringMatching(/^att/), url: 'https://files.example/path/Ada%20CV.pdf', filename: 'Ada CV.pdf' }]);
+    expect(res.body.records[0].fields.CV).toEqual([
+      { id: expect.stringMatching(/^att/), url: 'https://files.example/path/Ada%20CV.pdf', filename: 'Ada CV.pdf' },
+    ]);
     await airtable.attachmentsSettled();
     expect(airtable.stats.attachmentFailures.slice(failuresBefore)).toEqual([
       { url: 'https://files.example/path/Ada%20CV.pdf', error: expect.stringMatching(/^not fetched/) },

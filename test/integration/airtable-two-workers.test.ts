@@ -1,7 +1,7 @@
+import { loadAirtableMapping } from '@forms/worker';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { loadAirtableMapping } from '@forms/worker';
-import { startFakeAirtable, type FakeAirtable } from '../support/airtable-server.ts';
+import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { checkDelivery, enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
 
@@ -18,10 +18,17 @@ beforeAll(async () => {
   server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: LIMIT, windowMs: 1_000, lockoutMs: 60_000 } });
   const queueName = `airtable-two-${Date.now()}`;
   queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
-  const env = { REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, AIRTABLE_API_KEY: KEY, AIRTABLE_BASE_ID: BASE, AIRTABLE_ENDPOINT_URL: server.url, AIRTABLE_RATE_LIMIT: String(LIMIT),
+  const env = {
+    REDIS_URL: inject('redisUrl'),
+    QUEUE_NAME: queueName,
+    AIRTABLE_API_KEY: KEY,
+    AIRTABLE_BASE_ID: BASE,
+    AIRTABLE_ENDPOINT_URL: server.url,
+    AIRTABLE_RATE_LIMIT: String(LIMIT),
     // More margin than the default: CI runs other suites on the same two cores, and jitter there must not
     // pass for a shared-limit bug. Unshared, the two processes would send 1.7 times the limit.
-    AIRTABLE_RATE_MARGIN: '0.15' };
+    AIRTABLE_RATE_MARGIN: '0.15',
+  };
   workers.push(...(await Promise.all([spawnWorker(env), spawnWorker(env)])));
 });
 

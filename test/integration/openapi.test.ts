@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createConfig, lintFromString } from '@redocly/openapi-core';
-import { DISCOVERY_FILES, ERROR_CODES, SUBMISSION_ENDPOINTS, WIDGET_NAMES } from '@forms/schemas';
 import type { RunningGateway } from '@forms/gateway';
+import { DISCOVERY_FILES, ERROR_CODES, SUBMISSION_ENDPOINTS, WIDGET_NAMES } from '@forms/schemas';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startAgentGateway } from '../support/agent-gateway.ts';
 import { checkedFetch, openApiResponseCheck } from '../support/openapi-validator.ts';
 import { validBody } from '../support/valid-bodies.ts';
@@ -26,7 +26,11 @@ describe('/openapi.json', () => {
   it('passes the Redocly OpenAPI 3.1 linter (recommended rules) with no problem', async () => {
     // Static files have no failure answer to document, so "every operation has a 4XX" does not apply.
     const config = await createConfig({ extends: ['recommended'], rules: { 'operation-4xx-response': 'off' } });
-    const problems = await lintFromString({ source: JSON.stringify(spec), absoluteRef: `${gateway.url}/openapi.json`, config });
+    const problems = await lintFromString({
+      source: JSON.stringify(spec),
+      absoluteRef: `${gateway.url}/openapi.json`,
+      config,
+    });
     expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
   });
 
@@ -34,7 +38,16 @@ describe('/openapi.json', () => {
     expect(spec.openapi).toBe('3.1.0');
     expect(spec.servers).toEqual([{ url: gateway.url }]);
     for (const e of SUBMISSION_ENDPOINTS) expect(spec.paths[e.path][e.method.toLowerCase()], e.path).toBeDefined();
-    for (const path of ['/api/latest-video', '/api/mcp', '/healthz', '/readyz', '/openapi.json', '/docs', '/ui/{name}.html', ...DISCOVERY_FILES.map((f) => f.path)]) {
+    for (const path of [
+      '/api/latest-video',
+      '/api/mcp',
+      '/healthz',
+      '/readyz',
+      '/openapi.json',
+      '/docs',
+      '/ui/{name}.html',
+      ...DISCOVERY_FILES.map((f) => f.path),
+    ]) {
       expect(spec.paths[path], path).toBeDefined();
     }
     expect(spec.paths['/api/mcp']).toHaveProperty('get');
@@ -42,7 +55,13 @@ describe('/openapi.json', () => {
     expect(spec.paths['/api/mcp']).toHaveProperty('delete');
     expect(spec['x-error-codes'].map((row: { code: string }) => row.code)).toEqual(Object.keys(ERROR_CODES));
     expect(spec.components.schemas.Error.properties.code.enum).toEqual(Object.keys(ERROR_CODES));
-    for (const name of ['LatestVideo', 'JsonRpcRequest', 'McpDescriptor', 'SimpleError', ...SUBMISSION_ENDPOINTS.flatMap((e) => [e.requestName, e.responseName])]) {
+    for (const name of [
+      'LatestVideo',
+      'JsonRpcRequest',
+      'McpDescriptor',
+      'SimpleError',
+      ...SUBMISSION_ENDPOINTS.flatMap((e) => [e.requestName, e.responseName]),
+    ]) {
       expect(spec.components.schemas[name], name).toBeDefined();
     }
   });
@@ -50,7 +69,9 @@ describe('/openapi.json', () => {
   it('the check rejects a response that breaks the document', () => {
     const check = openApiResponseCheck(spec);
     const headers = new Headers({ 'content-type': 'application/json' });
-    expect(() => check('POST', `${gateway.url}/api/contact`, 200, headers, JSON.stringify({ success: true }))).toThrow(/ContactResponse/);
+    expect(() => check('POST', `${gateway.url}/api/contact`, 200, headers, JSON.stringify({ success: true }))).toThrow(
+      /ContactResponse/,
+    );
     expect(() => check('GET', `${gateway.url}/api/latest-video`, 418, headers, '{}')).toThrow(/status not in/);
     expect(() => check('GET', `${gateway.url}/nowhere`, 200, headers, '{}')).toThrow(/path not in/);
   });
@@ -60,11 +81,22 @@ describe('every answer of the HTTP surface validates against /openapi.json', () 
   it('submissions: accepted, rejected, wrong method, wrong type', async () => {
     for (const e of SUBMISSION_ENDPOINTS) {
       const url = `${gateway.url}${e.path}`;
-      const ok = await http(url, { method: e.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(validBody(e.kind, `oa-${Date.now()}`)) });
+      const ok = await http(url, {
+        method: e.method,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(validBody(e.kind, `oa-${Date.now()}`)),
+      });
       expect(ok.status, e.path).toBe(200);
-      expect((await http(url, { method: e.method, headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(400);
-      expect((await http(url, { method: e.method, headers: { 'content-type': 'application/json' }, body: '{"email":' })).status).toBe(400);
-      expect((await http(url, { method: e.method, headers: { 'content-type': 'text/plain' }, body: 'hi' })).status).toBe(415);
+      expect(
+        (await http(url, { method: e.method, headers: { 'content-type': 'application/json' }, body: '{}' })).status,
+      ).toBe(400);
+      expect(
+        (await http(url, { method: e.method, headers: { 'content-type': 'application/json' }, body: '{"email":' }))
+          .status,
+      ).toBe(400);
+      expect(
+        (await http(url, { method: e.method, headers: { 'content-type': 'text/plain' }, body: 'hi' })).status,
+      ).toBe(415);
       expect((await http(url, { method: 'GET' })).status).toBe(405);
     }
   });
@@ -73,7 +105,9 @@ describe('every answer of the HTTP surface validates against /openapi.json', () 
     for (const file of DISCOVERY_FILES) {
       const res = await http(`${gateway.url}${file.path}`);
       expect(res.status, file.path).toBe(200);
-      expect(res.headers.get('content-type')).toBe(file.contentType.replace('application/json', 'application/json; charset=utf-8'));
+      expect(res.headers.get('content-type')).toBe(
+        file.contentType.replace('application/json', 'application/json; charset=utf-8'),
+      );
       expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
       const etag = res.headers.get('etag')!;
       expect(etag).toMatch(/^"[\w-]+"$/);
@@ -98,10 +132,13 @@ describe('every answer of the HTTP surface validates against /openapi.json', () 
     expect(llms).toMatch(/\n## [^\n]+\n\n- \[[^\]]+\]\(http[^)]+\)/);
     expect(llms).not.toMatch(/\{base_url\}|<CONTACT_EMAIL>/);
     const robots = await (await http(`${gateway.url}/robots.txt`)).text();
-    for (const bot of ['GPTBot', 'ClaudeBot', 'OAI-SearchBot', 'ChatGPT-User', 'Claude-User', 'PerplexityBot']) expect(robots).toContain(`User-agent: ${bot}`);
+    for (const bot of ['GPTBot', 'ClaudeBot', 'OAI-SearchBot', 'ChatGPT-User', 'Claude-User', 'PerplexityBot'])
+      expect(robots).toContain(`User-agent: ${bot}`);
     expect(robots).toContain(`Sitemap: ${gateway.url}/sitemap.xml`);
     const manifest = await (await http(`${gateway.url}/.well-known/mcp/manifest.json`)).json();
-    expect(manifest.resources.map((r: { uri: string }) => r.uri)).toEqual(expect.arrayContaining(WIDGET_NAMES.map((n) => `ui://service/${n}`)));
+    expect(manifest.resources.map((r: { uri: string }) => r.uri)).toEqual(
+      expect.arrayContaining(WIDGET_NAMES.map((n) => `ui://service/${n}`)),
+    );
     const card = await (await http(`${gateway.url}/.well-known/agent-card.json`)).json();
     expect(card).toMatchObject({ url: `${gateway.url}/api/mcp`, capabilities: { streaming: false } });
     for (const path of ['/llms-full.txt', '/pricing.md', '/agents.md', '/comparisons.md']) {

@@ -1,17 +1,13 @@
-import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { WIDGET_NAMES } from '@forms/schemas';
 import type { RunningGateway } from '@forms/gateway';
+import { WIDGET_NAMES } from '@forms/schemas';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startAgentGateway } from '../support/agent-gateway.ts';
+import { launchChromium } from '../support/launch-chromium.ts';
 import { openApiResponseCheck } from '../support/openapi-validator.ts';
 
-/** Debian's chromium package; a test tool never downloads a browser. */
-const CHROMIUM = '/usr/bin/chromium';
-// Skipped only on a developer machine without Chromium; under CI it must run (CI installs it).
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-
-describe.skipIf(skip)('widgets in headless Chromium', () => {
+// Never skipped: without Chromium, launchChromium fails saying what to install (scripts/setup.sh does).
+describe('widgets in headless Chromium', () => {
   let gateway: RunningGateway;
   let browser: Browser;
   const check = openApiResponseCheck();
@@ -19,10 +15,7 @@ describe.skipIf(skip)('widgets in headless Chromium', () => {
 
   beforeAll(async () => {
     gateway = await startAgentGateway(inject('redisUrl'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -34,7 +27,13 @@ describe.skipIf(skip)('widgets in headless Chromium', () => {
     const page = await browser.newPage();
     // CSP violations and script errors surface as console errors. "Failed to load resource" is the
     // browser's note on any 4xx, the contact form's intended 400 included; statuses are checked below.
-    page.on('console', (msg) => msg.type() === 'error' && !msg.text().startsWith('Failed to load resource') && problems.push(`${path}: ${msg.text()}`));
+    page.on(
+      'console',
+      (msg) =>
+        msg.type() === 'error' &&
+        !msg.text().startsWith('Failed to load resource') &&
+        problems.push(`${path}: ${msg.text()}`),
+    );
     page.on('requestfailed', (req) => problems.push(`${path}: ${req.url()} failed: ${req.failure()?.errorText}`));
     page.on('pageerror', (err) => problems.push(`${path}: ${err.message}`));
     page.on('response', async (res) => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { loadConfig, type RunningGateway, startGateway } from '@forms/gateway';
+import { freePort } from '@forms/local-services';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { freePort } from '@forms/local-services';
-import { loadConfig, startGateway, type RunningGateway } from '@forms/gateway';
 
 /**
  * A gateway on a free port whose PUBLIC_BASE_URL is its own address, so the links in discovery files,
@@ -24,7 +24,7 @@ export async function startAgentGateway(redisUrl: string, env: Record<string, st
     }),
   );
   return {
-    url: gateway.url,
+    ...gateway,
     async stop() {
       await gateway.stop();
       const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });

@@ -26,7 +26,14 @@ export type StoredRecord = { id: string; createdTime: string; fields: Record<str
  * An attachment as a record holds it. Until its download ends it has only `id`, `url` (the one sent) and
  * `filename`, as Airtable answers at first; `sha256` is the fake's own addition, for tests.
  */
-export type StoredAttachment = { id: string; url: string; filename: string; size?: number; type?: string; sha256?: string };
+export type StoredAttachment = {
+  id: string;
+  url: string;
+  filename: string;
+  size?: number;
+  type?: string;
+  sha256?: string;
+};
 export type AirtableErrorBody = { type: string; message: string };
 
 export type FakeAirtableOptions = {
@@ -40,6 +47,12 @@ export type FakeAirtableOptions = {
   attachmentFields?: Record<string, string[]>;
   /** Bound on downloading one attachment. */
   attachmentTimeoutMs?: number;
+  /**
+   * When set, an upsert finds its matches, waits this long, then writes: concurrent upserts of one new key
+   * each create a record, as a store that does not serialise performUpsert would. The key then matches
+   * two records, and every later upsert of it is refused (422). Unset, requests are applied one at a time.
+   */
+  unserialisedUpsertMs?: number;
 };
 
 /** Faults to inject; tests change them while the server runs. */
@@ -51,6 +64,11 @@ export type FakeAirtableFaults = {
   /** Share of write requests held `hangMs` (past the client's timeout), then applied. */
   timeoutRate: number;
   hangMs: number;
+  /**
+   * Answers for the next write requests, taken one per request before anything else is decided: a status
+   * (answered at once, nothing applied), or `hang` (held `hangMs`, past the client's timeout, then applied).
+   */
+  script: ({ status: number; type: string } | 'hang')[];
   /** A refusal for one record's fields: the whole request is then 422 with it, as Airtable does. */
   rejectRecord: ((table: string, fields: Record<string, unknown>) => AirtableErrorBody | undefined) | undefined;
   random: () => number;
@@ -81,6 +99,12 @@ export type FakeAirtable = {
   /** A table's records, in creation order. */
   records(baseId: string, table: string): StoredRecord[];
   tables(baseId: string): string[];
+  /** Accepts `apiKey` from now on instead of the one it started with (a token rotated in Airtable). */
+  setApiKey(apiKey: string): void;
+  /** Stops listening and drops every connection: the driver then meets "connection refused". */
+  goOffline(): Promise<void>;
+  /** Listens again on the same port, with everything it held. */
+  comeBack(): Promise<void>;
   /** Puts a base in lock-out, as if it had just broken the rate limit. */
   lockOut(baseId: string, ms: number): void;
   /** Resolves when every attachment download started so far has ended, well or not. */
@@ -95,7 +119,15 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost']);
 
 export async function startFakeAirtable(options: FakeAirtableOptions): Promise<FakeAirtable> {
   const bases = new Map<string, { tables: Map<string, StoredRecord[]>; recent: number[]; lockedUntil: number }>();
-  const faults: FakeAirtableFaults = { serverErrorRate: 0, serverErrorAfterWrite: 0.5, timeoutRate: 0, hangMs: 0, rejectRecord: undefined, random: Math.random };
+  const faults: FakeAirtableFaults = {
+    serverErrorRate: 0,
+    serverErrorAfterWrite: 0.5,
+    timeoutRate: 0,
+    hangMs: 0,
+    rejectRecord: undefined,
+    script: [],
+    random: Math.random,
+  };
   const stats: FakeAirtableStats = {
     requests: 0,
     byStatus: {},
@@ -107,6 +139,7 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     attachmentsDownloaded: 0,
     attachmentFailures: [],
   };
+  let apiKey = options.apiKey;
   const timers = new Set<NodeJS.Timeout>();
   const attachmentTimeoutMs = options.attachmentTimeoutMs ?? 5_000;
   /** The fake's copies of downloaded attachments, served at their stored `url`. */
@@ -117,23 +150,45 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
 
   const baseOf = (id: string) => {
     let base = bases.get(id);
-    if (!base) bases.set(id, (base = { tables: new Map(), recent: [], lockedUntil: 0 }));
+    if (!base) {
+      base = { tables: new Map(), recent: [], lockedUntil: 0 };
+      bases.set(id, base);
+    }
     return base;
   };
 
-  const isAttachmentField = (table: string, field: string) => options.attachmentFields?.[table]?.includes(field) ?? false;
+  const isAttachmentField = (table: string, field: string) =>
+    options.attachmentFields?.[table]?.includes(field) ?? false;
 
   /** Airtable's refusal of one field's value, if it has one. */
   function refusedValue(table: string, field: string, value: unknown): AirtableErrorBody | undefined {
     if (!isAttachmentField(table, field)) {
-      const objects = typeof value === 'object' && value !== null && (!Array.isArray(value) || value.some((item) => typeof item === 'object' && item !== null));
-      return objects ? { type: 'INVALID_VALUE_FOR_COLUMN', message: `Field "${field}" cannot accept the provided value` } : undefined;
+      const objects =
+        typeof value === 'object' &&
+        value !== null &&
+        (!Array.isArray(value) || value.some((item) => typeof item === 'object' && item !== null));
+      return objects
+        ? { type: 'INVALID_VALUE_FOR_COLUMN', message: `Field "${field}" cannot accept the provided value` }
+        : undefined;
     }
     if (value === null) return undefined; // clears the cell
-    if (!Array.isArray(value)) return { type: 'INVALID_VALUE_FOR_COLUMN', message: `Field "${field}" cannot accept the provided value: an attachment cell is an array of attachment objects` };
+    if (!Array.isArray(value))
+      return {
+        type: 'INVALID_VALUE_FOR_COLUMN',
+        message: `Field "${field}" cannot accept the provided value: an attachment cell is an array of attachment objects`,
+      };
     for (const item of value) {
-      const ok = typeof item === 'object' && item !== null && !Array.isArray(item) && isHttpUrl((item as { url?: unknown }).url) && ['string', 'undefined'].includes(typeof (item as { filename?: unknown }).filename);
-      if (!ok) return { type: 'INVALID_ATTACHMENT_OBJECT', message: `Invalid attachment object for field "${field}": ${JSON.stringify(item)?.slice(0, 200)}` };
+      const ok =
+        typeof item === 'object' &&
+        item !== null &&
+        !Array.isArray(item) &&
+        isHttpUrl((item as { url?: unknown }).url) &&
+        ['string', 'undefined'].includes(typeof (item as { filename?: unknown }).filename);
+      if (!ok)
+        return {
+          type: 'INVALID_ATTACHMENT_OBJECT',
+          message: `Invalid attachment object for field "${field}": ${JSON.stringify(item)?.slice(0, 200)}`,
+        };
     }
     return undefined;
   }
@@ -144,7 +199,11 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     for (const [field, value] of Object.entries(fields)) {
       if (!isAttachmentField(table, field) || !Array.isArray(value)) continue;
       out[field] = (value as { url: string; filename?: string }[]).map(({ url, filename }) => {
-        const attachment: StoredAttachment = { id: `att${randomBytes(12).toString('base64url').slice(0, 14)}`, url, filename: filename ?? fileNameOf(url) };
+        const attachment: StoredAttachment = {
+          id: `att${randomBytes(12).toString('base64url').slice(0, 14)}`,
+          url,
+          filename: filename ?? fileNameOf(url),
+        };
         startDownload(attachment);
         return attachment;
       });
@@ -192,7 +251,7 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     const fail = (status: number, type: string, message: string) => send(status, { error: { type, message } });
 
     const match = /^\/v0\/([^/]+)\/([^/?]+)(?:\?.*)?$/.exec(req.url ?? '');
-    if (req.headers.authorization !== `Bearer ${options.apiKey}`) {
+    if (req.headers.authorization !== `Bearer ${apiKey}`) {
       return send(401, { error: { type: 'AUTHENTICATION_REQUIRED', message: 'Authentication required' } });
     }
     if (!match) return send(404, { error: 'NOT_FOUND' });
@@ -212,30 +271,46 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     }
     function tooMany(l: NonNullable<FakeAirtableOptions['rateLimit']>, remainingMs: number) {
       stats.rateLimited++;
-      const headers: Record<string, string> = l.sendRetryAfter ? { 'retry-after': String(Math.ceil(remainingMs / 1000)) } : {};
-      send(429, { errors: [{ error: 'RATE_LIMIT_REACHED', message: 'Rate limit exceeded. Please try again later' }] }, headers);
+      const headers: Record<string, string> = l.sendRetryAfter
+        ? { 'retry-after': String(Math.ceil(remainingMs / 1000)) }
+        : {};
+      send(
+        429,
+        { errors: [{ error: 'RATE_LIMIT_REACHED', message: 'Rate limit exceeded. Please try again later' }] },
+        headers,
+      );
     }
 
-    if (options.schema && !options.schema[table]) return fail(404, 'TABLE_NOT_FOUND', `Could not find table ${table} in application ${baseId}`);
+    if (options.schema && !options.schema[table])
+      return fail(404, 'TABLE_NOT_FOUND', `Could not find table ${table} in application ${baseId}`);
     const rows = base.tables.get(table) ?? [];
     base.tables.set(table, rows);
 
     if (req.method === 'GET') return list(rows, new URL(req.url!, 'http://x').searchParams);
     if (req.method !== 'PATCH' && req.method !== 'POST') return send(404, { error: 'NOT_FOUND' });
 
-    let body: { records?: { id?: string; fields?: Record<string, unknown> }[]; performUpsert?: { fieldsToMergeOn?: unknown }; typecast?: boolean };
+    let body: {
+      records?: { id?: string; fields?: Record<string, unknown> }[];
+      performUpsert?: { fieldsToMergeOn?: unknown };
+      typecast?: boolean;
+    };
     try {
       body = JSON.parse(await readBody(req));
     } catch {
       return fail(422, 'INVALID_REQUEST_BODY', 'Could not parse request body');
     }
     const records = body.records;
-    if (!Array.isArray(records) || records.length === 0) return fail(422, 'INVALID_REQUEST_MISSING_FIELDS', 'Could not find field "records" in the request body');
-    if (records.length > MAX_RECORDS) return fail(422, 'INVALID_RECORDS', `You can create or update at most ${MAX_RECORDS} records per request`);
+    if (!Array.isArray(records) || records.length === 0)
+      return fail(422, 'INVALID_REQUEST_MISSING_FIELDS', 'Could not find field "records" in the request body');
+    if (records.length > MAX_RECORDS)
+      return fail(422, 'INVALID_RECORDS', `You can create or update at most ${MAX_RECORDS} records per request`);
     if (body.typecast !== true) stats.withoutTypecast++;
     for (const record of records) {
-      if (!record || typeof record.fields !== 'object' || record.fields === null) return fail(422, 'INVALID_RECORDS', 'Each record needs a "fields" object');
-      const unknown = options.schema ? Object.keys(record.fields).find((f) => !options.schema![table]!.includes(f)) : undefined;
+      if (!record || typeof record.fields !== 'object' || record.fields === null)
+        return fail(422, 'INVALID_RECORDS', 'Each record needs a "fields" object');
+      const unknown = options.schema
+        ? Object.keys(record.fields).find((f) => !options.schema![table]!.includes(f))
+        : undefined;
       if (unknown) return fail(422, 'UNKNOWN_FIELD_NAME', `Unknown field name: "${unknown}"`);
       for (const [field, value] of Object.entries(record.fields)) {
         const refused = refusedValue(table, field, value);
@@ -245,13 +320,27 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       if (refused) return fail(422, refused.type, refused.message);
     }
 
+    const scripted = faults.script.shift();
+    if (scripted && scripted !== 'hang') return fail(scripted.status, scripted.type, 'Scripted answer');
     const roll = faults.random();
-    const fault = roll < faults.serverErrorRate ? (faults.random() < faults.serverErrorAfterWrite ? 'error-after-write' : 'error') : roll < faults.serverErrorRate + faults.timeoutRate ? 'hang' : undefined;
+    const fault =
+      scripted === 'hang'
+        ? 'hang'
+        : roll < faults.serverErrorRate
+          ? faults.random() < faults.serverErrorAfterWrite
+            ? 'error-after-write'
+            : 'error'
+          : roll < faults.serverErrorRate + faults.timeoutRate
+            ? 'hang'
+            : undefined;
     if (fault === 'error') return fail(503, 'SERVICE_UNAVAILABLE', 'Injected outage');
     // A hung request is applied late, against the rows as they are by then (a retry may have come first).
     if (fault === 'hang') {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => (timers.delete(timer), resolve()), faults.hangMs);
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          resolve();
+        }, faults.hangMs);
         timers.add(timer);
       });
     }
@@ -259,10 +348,16 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     let plan: { existing: StoredRecord | undefined; fields: Record<string, unknown> }[];
     if (req.method === 'PATCH' && body.performUpsert) {
       const mergeOn = body.performUpsert.fieldsToMergeOn;
-      if (!Array.isArray(mergeOn) || mergeOn.length < 1 || mergeOn.length > 3 || !mergeOn.every((f) => typeof f === 'string')) {
+      if (
+        !Array.isArray(mergeOn) ||
+        mergeOn.length < 1 ||
+        mergeOn.length > 3 ||
+        !mergeOn.every((f) => typeof f === 'string')
+      ) {
         return fail(422, 'INVALID_VALUE_FOR_COLUMN', 'performUpsert.fieldsToMergeOn must name 1 to 3 fields');
       }
-      const keyOf = (fields: Record<string, unknown>) => JSON.stringify(mergeOn.map((f) => (fields[f] === undefined ? null : String(fields[f]))));
+      const keyOf = (fields: Record<string, unknown>) =>
+        JSON.stringify(mergeOn.map((f) => (fields[f] === undefined ? null : String(fields[f]))));
       const seen = new Set<string>();
       // One pass over the table per request, not one per record: a slow fake would skew the rate test.
       const rowsByKey = new Map<string, StoredRecord[]>();
@@ -273,12 +368,19 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       plan = [];
       for (const record of records) {
         const missing = mergeOn.find((f) => record.fields![f] === undefined || record.fields![f] === '');
-        if (missing) return fail(422, 'INVALID_VALUE_FOR_COLUMN', `Field "${missing}" is merged on and cannot be empty`);
+        if (missing)
+          return fail(422, 'INVALID_VALUE_FOR_COLUMN', `Field "${missing}" is merged on and cannot be empty`);
         const key = keyOf(record.fields!);
-        if (seen.has(key)) return fail(422, 'INVALID_RECORDS', 'Cannot upsert two records with the same values for fieldsToMergeOn in one request');
+        if (seen.has(key))
+          return fail(
+            422,
+            'INVALID_RECORDS',
+            'Cannot upsert two records with the same values for fieldsToMergeOn in one request',
+          );
         seen.add(key);
         const matches = rowsByKey.get(key) ?? [];
-        if (matches.length > 1) return fail(422, 'INVALID_RECORDS', `More than one record matches fieldsToMergeOn for ${key}`);
+        if (matches.length > 1)
+          return fail(422, 'INVALID_RECORDS', `More than one record matches fieldsToMergeOn for ${key}`);
         plan.push({ existing: matches[0], fields: record.fields! });
       }
     } else if (req.method === 'PATCH') {
@@ -292,6 +394,7 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       plan = records.map((r) => ({ existing: undefined, fields: r.fields! }));
     }
 
+    if (options.unserialisedUpsertMs) await new Promise((r) => setTimeout(r, options.unserialisedUpsertMs));
     const apply = () => {
       const created: string[] = [];
       const updated: string[] = [];
@@ -302,12 +405,20 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
           updated.push(existing.id);
           return existing;
         }
-        const row: StoredRecord = { id: `rec${randomBytes(12).toString('base64url').slice(0, 14)}`, createdTime: new Date().toISOString(), fields };
+        const row: StoredRecord = {
+          id: `rec${randomBytes(12).toString('base64url').slice(0, 14)}`,
+          createdTime: new Date().toISOString(),
+          fields,
+        };
         rows.push(row);
         created.push(row.id);
         return row;
       });
-      return { records: out.map((r) => ({ id: r.id, createdTime: r.createdTime, fields: { ...r.fields } })), createdRecords: created, updatedRecords: updated };
+      return {
+        records: out.map((r) => ({ id: r.id, createdTime: r.createdTime, fields: { ...r.fields } })),
+        createdRecords: created,
+        updatedRecords: updated,
+      };
     };
     const answer = apply();
     if (fault === 'error-after-write') return fail(502, 'BAD_GATEWAY', 'Injected outage after the write');
@@ -341,6 +452,17 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     stats,
     records: (baseId, table) => bases.get(baseId)?.tables.get(table) ?? [],
     tables: (baseId) => [...(bases.get(baseId)?.tables.keys() ?? [])],
+    setApiKey(key) {
+      apiKey = key;
+    },
+    async goOffline() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+    async comeBack() {
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    },
     lockOut(baseId, ms) {
       baseOf(baseId).lockedUntil = Date.now() + ms;
     },
@@ -352,7 +474,7 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       await Promise.allSettled([...downloads]);
       for (const timer of timers) clearTimeout(timer);
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
@@ -393,27 +515,41 @@ function fileNameOf(url: string): string {
 function download(source: string, signal: AbortSignal): Promise<{ bytes: Buffer; type: string }> {
   const target = new URL(source);
   if (target.protocol !== 'http:' || !LOOPBACK_HOSTS.has(target.hostname)) {
-    return Promise.reject(new Error(`not fetched: the fake downloads only from http://127.0.0.1, not ${target.origin}`));
+    return Promise.reject(
+      new Error(`not fetched: the fake downloads only from http://127.0.0.1, not ${target.origin}`),
+    );
   }
   return new Promise((resolve, reject) => {
-    const request = httpGet({ host: '127.0.0.1', port: target.port || 80, path: `${target.pathname}${target.search}`, headers: { host: target.host }, signal }, (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        return reject(new Error(`GET ${target.origin}${target.pathname} answered ${res.statusCode}`));
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_ATTACHMENT_BYTES) request.destroy(new Error(`attachment larger than ${MAX_ATTACHMENT_BYTES} bytes`));
-        else chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ bytes: Buffer.concat(chunks), type: res.headers['content-type'] ?? 'application/octet-stream' }));
-      res.on('error', reject);
-      res.on('close', () => {
-        if (!res.complete) reject(new Error('download cut short'));
-      });
-    });
+    const request = httpGet(
+      {
+        host: '127.0.0.1',
+        port: target.port || 80,
+        path: `${target.pathname}${target.search}`,
+        headers: { host: target.host },
+        signal,
+      },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          return reject(new Error(`GET ${target.origin}${target.pathname} answered ${res.statusCode}`));
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_ATTACHMENT_BYTES)
+            request.destroy(new Error(`attachment larger than ${MAX_ATTACHMENT_BYTES} bytes`));
+          else chunks.push(chunk);
+        });
+        res.on('end', () =>
+          resolve({ bytes: Buffer.concat(chunks), type: res.headers['content-type'] ?? 'application/octet-stream' }),
+        );
+        res.on('error', reject);
+        res.on('close', () => {
+          if (!res.complete) reject(new Error('download cut short'));
+        });
+      },
+    );
     request.on('error', reject);
   });
 }

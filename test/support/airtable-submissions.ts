@@ -1,6 +1,6 @@
-import { Queue } from 'bullmq';
-import { JOB_OPTIONS, jobNameFor, SUBMISSION_KINDS, type JobPayload, type SubmissionKind } from '@forms/schemas';
-import { isContactKind, toAirtableWrite, type AirtableMapping } from '@forms/worker';
+import { JOB_OPTIONS, type JobPayload, jobNameFor, SUBMISSION_KINDS, type SubmissionKind } from '@forms/schemas';
+import { type AirtableMapping, isContactKind, toAirtableWrite } from '@forms/worker';
+import type { Queue } from 'bullmq';
 import type { FakeAirtable } from './airtable-server.ts';
 
 /** Valid data per kind for submission `i` with `email`. */
@@ -27,12 +27,17 @@ function dataFor(kind: SubmissionKind, i: number, email: string): Record<string,
  * `count` submissions cycling through every kind. Contact kinds draw their email from a pool of
  * `contactEmails` addresses, so several submissions land on one contact; the rest have their own.
  */
-export function mixedSubmissions(count: number, { contactEmails = Math.max(1, Math.ceil(count / 20)), runId = Date.now().toString(36) } = {}): JobPayload[] {
+export function mixedSubmissions(
+  count: number,
+  { contactEmails = Math.max(1, Math.ceil(count / 20)), runId = Date.now().toString(36) } = {},
+): JobPayload[] {
   const start = Date.parse('2026-01-01T00:00:00Z');
   return Array.from({ length: count }, (_, i) => {
     const kind = SUBMISSION_KINDS[i % SUBMISSION_KINDS.length]!;
     const contact = isContactKind(kind);
-    const email = contact ? `person${i % contactEmails}@brand${i % contactEmails}.example` : `sub${i}@company${i}.example`;
+    const email = contact
+      ? `person${i % contactEmails}@brand${i % contactEmails}.example`
+      : `sub${i}@company${i}.example`;
     const submissionId = `sub_${runId}_${String(i).padStart(6, '0')}`;
     return {
       v: 1,
@@ -46,10 +51,18 @@ export function mixedSubmissions(count: number, { contactEmails = Math.max(1, Ma
 }
 
 /** Adds the submissions as the gateway does (job id = submission id), in bulks. */
-export async function enqueueSubmissions(queue: Queue, submissions: JobPayload[], jobOptions: Record<string, unknown> = {}): Promise<void> {
+export async function enqueueSubmissions(
+  queue: Queue,
+  submissions: JobPayload[],
+  jobOptions: Record<string, unknown> = {},
+): Promise<void> {
   for (let i = 0; i < submissions.length; i += 500) {
     await queue.addBulk(
-      submissions.slice(i, i + 500).map((s) => ({ name: jobNameFor(s.kind), data: s, opts: { ...JOB_OPTIONS, ...jobOptions, jobId: s.submissionId } })),
+      submissions.slice(i, i + 500).map((s) => ({
+        name: jobNameFor(s.kind),
+        data: s,
+        opts: { ...JOB_OPTIONS, ...jobOptions, jobId: s.submissionId },
+      })),
     );
   }
 }
@@ -60,7 +73,12 @@ export type DeliveryCheck = { expected: number; found: number; lost: string[]; d
  * Compares what the fake holds with what the submissions should have made: one record per merge key
  * (email for contacts, submission id for the rest). `lost` and `duplicated` list the keys that break it.
  */
-export function checkDelivery(server: FakeAirtable, baseId: string, submissions: JobPayload[], mapping: AirtableMapping): DeliveryCheck {
+export function checkDelivery(
+  server: FakeAirtable,
+  baseId: string,
+  submissions: JobPayload[],
+  mapping: AirtableMapping,
+): DeliveryCheck {
   const expected = new Map<string, { mergeOn: string; keys: Set<string> }>();
   for (const s of submissions) {
     const write = toAirtableWrite(s, mapping);
@@ -84,7 +102,11 @@ export function checkDelivery(server: FakeAirtable, baseId: string, submissions:
 }
 
 /** Polls until every job has completed or failed, or `timeoutMs` passes. */
-export async function waitForDrain(queue: Queue, total: number, timeoutMs: number): Promise<{ completed: number; failed: number }> {
+export async function waitForDrain(
+  queue: Queue,
+  total: number,
+  timeoutMs: number,
+): Promise<{ completed: number; failed: number }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const counts = await queue.getJobCounts('completed', 'failed');

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Database, migrate, openPglite, openPostgres } from '@forms/worker';
 import pg from 'pg';
-import { migrate, openPglite, openPostgres, type Database } from '@forms/worker';
 
 export type TestDatabase = {
   /** The store to read. For a shareable PGlite, call it only once every worker process using it has exited. */
@@ -18,8 +18,14 @@ export type TestDatabase = {
  * else an embedded PGlite: in memory, or with `shareable` in a temporary folder that a worker process can
  * open (PGlite is single-process, so the test reads it after that process has stopped).
  */
-export async function openTestDatabase({ shareable = false } = {}): Promise<TestDatabase> {
-  const adminUrl = process.env.DATABASE_URL;
+export async function openTestDatabase({
+  shareable = false,
+  adminUrl = process.env.DATABASE_URL,
+}: {
+  shareable?: boolean;
+  /** The server to create the database on; defaults to DATABASE_URL (PGlite when neither is set). */
+  adminUrl?: string | undefined;
+} = {}): Promise<TestDatabase> {
   if (adminUrl) {
     const name = `forms_test_${randomBytes(6).toString('hex')}`;
     await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
@@ -64,7 +70,10 @@ async function adminQuery(url: string, sql: string) {
 }
 
 /** Polls `check` until it returns true, at most `timeoutMs`; bounded by count and time. */
-export async function eventually(check: () => Promise<boolean>, { timeoutMs = 15_000, everyMs = 100 } = {}): Promise<void> {
+export async function eventually(
+  check: () => Promise<boolean>,
+  { timeoutMs = 15_000, everyMs = 100 } = {},
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (let i = 0; i < timeoutMs / everyMs + 1; i++) {
     if (await check()) return;
@@ -72,4 +81,18 @@ export async function eventually(check: () => Promise<boolean>, { timeoutMs = 15
     await new Promise((r) => setTimeout(r, everyMs));
   }
   throw new Error(`condition not met within ${timeoutMs} ms`);
+}
+
+/** The PostgreSQL to use when several worker processes must share one store: DATABASE_URL, else the usual local one if it answers. */
+export async function sharedPostgresUrl(): Promise<string | undefined> {
+  const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    return url;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

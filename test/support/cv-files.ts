@@ -47,7 +47,12 @@ export function sha256(bytes: Buffer): string {
 }
 
 /** A careers-apply body carrying `bytes` as its CV. */
-export function careersBody(tag: string, bytes: Buffer, contentType: string, filename = 'Grace Hopper CV.pdf'): Record<string, unknown> {
+export function careersBody(
+  tag: string,
+  bytes: Buffer,
+  contentType: string,
+  filename = 'Grace Hopper CV.pdf',
+): Record<string, unknown> {
   return {
     name: 'Grace Hopper',
     email: `${tag}@acme-careers.io`,
@@ -95,7 +100,13 @@ export function jobWithLostCv(id: string) {
       name: 'N',
       email: `${id}@acme.io`,
       role: 'R',
-      stagedCv: { key: `incoming/cv/${id}.pdf`, filename: 'cv.pdf', contentType: PDF_TYPE, size: 10, sha256: 'b'.repeat(64) },
+      stagedCv: {
+        key: `incoming/cv/${id}.pdf`,
+        filename: 'cv.pdf',
+        contentType: PDF_TYPE,
+        size: 10,
+        sha256: 'b'.repeat(64),
+      },
     },
   };
 }

@@ -1,6 +1,6 @@
+import { buildOpenApi } from '@forms/schemas';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { buildOpenApi } from '@forms/schemas';
 
 // ajv-formats is CommonJS with a default export; under NodeNext its type is the module namespace.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -21,7 +21,11 @@ export function openApiResponseCheck(doc: Json = buildOpenApi({ baseUrl: 'http:/
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema({ $id: 'openapi.json', components: doc.components });
-  const routes = Object.entries<Json>(doc.paths).map(([template, item]) => ({ template, pattern: pathPattern(template), item }));
+  const routes = Object.entries<Json>(doc.paths).map(([template, item]) => ({
+    template,
+    pattern: pathPattern(template),
+    item,
+  }));
 
   return (method, url, status, headers, body) => {
     const path = new URL(url).pathname;
@@ -35,17 +39,22 @@ export function openApiResponseCheck(doc: Json = buildOpenApi({ baseUrl: 'http:/
       return;
     }
     const response = op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses.default;
-    if (!response) throw new Error(`${where}: status not in /openapi.json (listed: ${Object.keys(op.responses).join(', ')})`);
+    if (!response)
+      throw new Error(`${where}: status not in /openapi.json (listed: ${Object.keys(op.responses).join(', ')})`);
     if (!response.content || method === 'HEAD' || status === 304) {
       if (body !== '' && method !== 'HEAD') throw new Error(`${where}: documented without a body, but got one`);
       return;
     }
     const type = (headers.get('content-type') ?? '').split(';')[0]!.trim();
     const media = response.content[type];
-    if (!media) throw new Error(`${where}: content type ${type} not documented (${Object.keys(response.content).join(', ')})`);
+    if (!media)
+      throw new Error(`${where}: content type ${type} not documented (${Object.keys(response.content).join(', ')})`);
     if (type !== 'application/json') return;
     const validate = media.schema.$ref ? ajv.getSchema(`openapi.json${media.schema.$ref}`)! : ajv.compile(media.schema);
-    if (!validate(JSON.parse(body))) throw new Error(`${where}: body does not match ${media.schema.$ref ?? 'schema'}: ${ajv.errorsText(validate.errors)}\n${body.slice(0, 500)}`);
+    if (!validate(JSON.parse(body)))
+      throw new Error(
+        `${where}: body does not match ${media.schema.$ref ?? 'schema'}: ${ajv.errorsText(validate.errors)}\n${body.slice(0, 500)}`,
+      );
   };
 }
 
@@ -55,7 +64,8 @@ export function checkedFetch(check: ResponseCheck, seen: string[] = []): typeof 
     const request = new Request(input, init);
     const response = await fetch(request);
     // An event stream never ends, so it cannot be read whole; the server never opens one anyway.
-    if (response.headers.get('content-type')?.startsWith('text/event-stream')) throw new Error(`${request.method} ${request.url}: unexpected event stream`);
+    if (response.headers.get('content-type')?.startsWith('text/event-stream'))
+      throw new Error(`${request.method} ${request.url}: unexpected event stream`);
     const body = await response.clone().text();
     check(request.method, request.url, response.status, response.headers, body);
     seen.push(`${request.method} ${new URL(request.url).pathname} ${response.status}`);

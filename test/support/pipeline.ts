@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { loadConfig as gatewayConfig, type RunningGateway, startGateway } from '@forms/gateway';
+import {
+  createPostgresCrm,
+  type Database,
+  type RunningWorker,
+  startWorker,
+  loadConfig as workerConfig,
+} from '@forms/worker';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { inject } from 'vitest';
-import { loadConfig as gatewayConfig, startGateway, type RunningGateway } from '@forms/gateway';
-import { createPostgresCrm, loadConfig as workerConfig, startWorker, type Database, type RunningWorker } from '@forms/worker';
 import { openTestDatabase, type TestDatabase } from './crm-database.ts';
 
 export type Pipeline = {
@@ -26,7 +32,10 @@ export type Pipeline = {
  * database on DATABASE_URL), a worker writing to it, and a gateway listening on a free port, all on the test
  * Redis under a queue of their own.
  */
-export async function startPipeline(extraEnv: Record<string, string> = {}, { withWorker = true } = {}): Promise<Pipeline> {
+export async function startPipeline(
+  extraEnv: Record<string, string> = {},
+  { withWorker = true } = {},
+): Promise<Pipeline> {
   const env = { REDIS_URL: inject('redisUrl'), QUEUE_NAME: `it-${randomUUID()}`, LOG_LEVEL: 'silent', ...extraEnv };
   const store: TestDatabase = await openTestDatabase();
   const db = await store.read();

@@ -1,10 +1,23 @@
+import { S3_ENV_ENTRIES, type StorageSettings, storageSettings } from '@forms/object-storage';
+import { parseEnv, type RedisSettings, SHARED_ENV_ENTRIES, sharedSettings } from '@forms/schemas';
 import * as v from 'valibot';
-import { DEFAULT_QUEUE_NAME, parseEnv } from '@forms/schemas';
-import { S3_ENV_ENTRIES, storageSettings, type StorageSettings } from '@forms/object-storage';
 
-const port = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a port number'), v.transform(Number), v.integer(), v.maxValue(65535));
-const positiveMs = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number of milliseconds'), v.transform(Number), v.minValue(1));
+const port = v.pipe(
+  v.string(),
+  v.regex(/^\d+$/, 'must be a port number'),
+  v.transform(Number),
+  v.integer(),
+  v.maxValue(65535),
+);
+const positiveMs = v.pipe(
+  v.string(),
+  v.regex(/^\d+$/, 'must be a whole number of milliseconds'),
+  v.transform(Number),
+  v.minValue(1),
+);
 const url = v.pipe(v.string(), v.url('must be a URL'));
+const wholeNumber = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number));
+const positiveWholeNumber = v.pipe(wholeNumber, v.minValue(1, 'must be at least 1'));
 
 const EnvSchema = v.object({
   ...S3_ENV_ENTRIES,
@@ -12,21 +25,38 @@ const EnvSchema = v.object({
   HOST: v.optional(v.string(), '0.0.0.0'),
   PUBLIC_BASE_URL: v.optional(url),
   CONTACT_EMAIL: v.optional(v.pipe(v.string(), v.email('must be an email address')), 'hello@example.com'),
-  REDIS_URL: v.optional(url, 'redis://127.0.0.1:6379'),
-  QUEUE_NAME: v.optional(v.pipe(v.string(), v.regex(/^[\w-]+$/, 'letters, digits, _ and - only')), DEFAULT_QUEUE_NAME),
+  ...SHARED_ENV_ENTRIES,
+  REDIS_ACK_REPLICAS: v.optional(
+    v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number of replicas'), v.transform(Number)),
+    '0',
+  ),
+  ADMIN_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
   ENQUEUE_TIMEOUT_MS: v.optional(positiveMs, '1000'),
+  CV_UPLOAD_SLOTS: v.optional(
+    v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1)),
+    '4',
+  ),
+  RATE_LIMIT_REQUESTS: v.optional(wholeNumber, '600'),
+  RATE_LIMIT_WINDOW_SECONDS: v.optional(positiveWholeNumber, '60'),
+  CONTACT_INDEX_TTL_DAYS: v.optional(positiveWholeNumber, '400'),
   AIRTABLE_BASE_ID: v.optional(v.string()),
   DATABASE_URL: v.optional(url),
-  LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
   TRUST_PROXY: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
   AGENCY_NAME: v.optional(v.pipe(v.string(), v.maxLength(100)), 'Creator-led marketing agency'),
-  YOUTUBE_CHANNEL_ID: v.optional(v.pipe(v.string(), v.regex(/^UC[\w-]{22}$/, 'must be a channel id such as UCxxxxxxxxxxxxxxxxxxxxxx'))),
+  YOUTUBE_CHANNEL_ID: v.optional(
+    v.pipe(v.string(), v.regex(/^UC[\w-]{22}$/, 'must be a channel id such as UCxxxxxxxxxxxxxxxxxxxxxx')),
+  ),
   VIDEO_FEED_URL: v.optional(url),
-  PRICING_FEE_PER_CREATOR: v.optional(v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, 'must be a number'), v.transform(Number))),
+  PRICING_FEE_PER_CREATOR: v.optional(
+    v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, 'must be a number'), v.transform(Number)),
+  ),
   PRICING_REVENUE_SHARE_PERCENT: v.optional(
     v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, 'must be a number'), v.transform(Number), v.maxValue(100)),
   ),
-  PRICING_CURRENCY: v.optional(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD')), 'USD'),
+  PRICING_CURRENCY: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD')),
+    'USD',
+  ),
 });
 
 export type GatewayConfig = Readonly<{
@@ -34,12 +64,30 @@ export type GatewayConfig = Readonly<{
   host: string;
   publicBaseUrl: string;
   contactEmail: string;
-  redisUrl: string;
+  /** A single Redis or a cluster, and the queue's key prefix (hash-tagged on a cluster). */
+  redis: RedisSettings;
   queueName: string;
+  /** REDIS_ALLOW_EVICTION=true: start even when Redis's maxmemory-policy is not noeviction. */
+  allowEviction: boolean;
   enqueueTimeoutMs: number;
+  /** Careers requests that may carry a CV, in flight at once; past it a 503 CV_UPLOADS_BUSY (memory bound). */
+  cvUploadSlots: number;
+  /**
+   * Replicas that must hold a job's write before the answer is 200 (Redis WAIT); 0 answers once the master
+   * has it. With more, a master lost right after answering cannot take the job with it.
+   */
+  ackReplicas: number;
+  /** Submissions per client address per window, shared by every gateway through Redis; 0 turns it off. */
+  rateLimit: Readonly<{ requests: number; windowSeconds: number }>;
+  /** How long an email's contact id outlives its last use (renewed by every submission for it). */
+  contactIndexTtlSeconds: number;
   /** What `debug.baseId` reports: the Airtable base, else which Postgres the worker writes to. */
   crmBaseId: string;
+  /** The Airtable base, when the worker writes to one: /readyz reports whether it is paused. */
+  airtableBaseId: string | undefined;
   logLevel: string;
+  /** The admin surface's bearer token; none means /admin/* does not exist (404). */
+  adminToken: string | undefined;
   /** Behind a load balancer: take the client's address and protocol from X-Forwarded-* headers. */
   trustProxy: boolean;
   /** Where checked CVs are staged for the worker; none when S3_BUCKET is unset (CVs then answer cvUploadFailed). */
@@ -60,20 +108,30 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     contactEmail: e.CONTACT_EMAIL,
-    redisUrl: e.REDIS_URL,
-    queueName: e.QUEUE_NAME,
+    ...sharedSettings(e),
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
+    cvUploadSlots: e.CV_UPLOAD_SLOTS,
+    ackReplicas: e.REDIS_ACK_REPLICAS,
+    rateLimit: Object.freeze({ requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS }),
+    contactIndexTtlSeconds: e.CONTACT_INDEX_TTL_DAYS * 86_400,
     crmBaseId: e.AIRTABLE_BASE_ID ?? (e.DATABASE_URL ? 'postgres' : 'pglite'),
-    logLevel: e.LOG_LEVEL,
+    airtableBaseId: e.AIRTABLE_BASE_ID,
+    adminToken: e.ADMIN_TOKEN,
     trustProxy: e.TRUST_PROXY === 'true',
     storage: storageSettings(e),
     agencyName: e.AGENCY_NAME,
     videoFeedUrl:
       e.VIDEO_FEED_URL ??
-      (e.YOUTUBE_CHANNEL_ID ? `https://www.youtube.com/feeds/videos.xml?channel_id=${e.YOUTUBE_CHANNEL_ID}` : undefined),
+      (e.YOUTUBE_CHANNEL_ID
+        ? `https://www.youtube.com/feeds/videos.xml?channel_id=${e.YOUTUBE_CHANNEL_ID}`
+        : undefined),
     pricing:
       e.PRICING_FEE_PER_CREATOR !== undefined && e.PRICING_REVENUE_SHARE_PERCENT !== undefined
-        ? Object.freeze({ feePerCreator: e.PRICING_FEE_PER_CREATOR, revenueSharePercent: e.PRICING_REVENUE_SHARE_PERCENT, currency: e.PRICING_CURRENCY })
+        ? Object.freeze({
+            feePerCreator: e.PRICING_FEE_PER_CREATOR,
+            revenueSharePercent: e.PRICING_REVENUE_SHARE_PERCENT,
+            currency: e.PRICING_CURRENCY,
+          })
         : undefined,
   });
 }

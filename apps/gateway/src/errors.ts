@@ -1,5 +1,5 @@
-import * as v from 'valibot';
-import { ERROR_CODES, type ErrorCode } from '@forms/schemas';
+import { ERROR_CODES, type ErrorCode, issueToProblem } from '@forms/schemas';
+import type * as v from 'valibot';
 
 /** A failure the caller can act on; the error handler turns it into the answer. */
 export class ApiError extends Error {
@@ -21,40 +21,19 @@ export class ApiError extends Error {
 export type ErrorStyle = 'structured' | 'simple';
 
 export function errorBody(error: ApiError, style: ErrorStyle, documentation: string) {
-  if (style === 'simple') return { error: error.code, message: error.message };
+  const field = error.field ? { field: error.field } : {};
+  if (style === 'simple') return { error: error.code, message: error.message, ...field };
   return {
     error: ERROR_CODES[error.code].error,
     code: error.code,
     message: error.message,
     documentation,
-    ...(error.field ? { field: error.field } : {}),
+    ...field,
   };
 }
 
-const EMAIL_FIELDS = new Set(['email', 'workEmail']);
-
-/** Turns the first valibot issue into the error that names the field and the fix. */
+/** Turns the first valibot issue into the error that names the field and the fix (one rule: issueToProblem). */
 export function issueToError(issue: v.BaseIssue<unknown>): ApiError {
-  const field = issue.path?.map((item) => String(item.key)).join('.');
-  if (!field) return new ApiError('INVALID_JSON');
-  if (issue.input === undefined) return new ApiError(EMAIL_FIELDS.has(field) ? 'EMAIL_REQUIRED' : 'FIELD_REQUIRED', { field });
-  if (issue.type === 'email') return new ApiError('INVALID_EMAIL', { field });
-  return new ApiError('INVALID_FIELD', { field, detail: describeIssue(issue) });
-}
-
-function describeIssue(issue: v.BaseIssue<unknown>): string {
-  switch (issue.type) {
-    case 'max_length':
-      return `must be at most ${issue.requirement} characters`;
-    case 'min_length':
-      return 'must not be empty';
-    case 'picklist':
-      return `must be one of ${issue.expected}`;
-    case 'integer':
-      return 'must be a whole number';
-    case 'min_value':
-      return `must be at least ${issue.requirement}`;
-    default:
-      return `must be ${issue.expected ?? 'valid'} (got ${issue.received})`;
-  }
+  const { code, field, detail } = issueToProblem(issue);
+  return new ApiError(code, { ...(field ? { field } : {}), ...(detail ? { detail } : {}) });
 }

@@ -1,4 +1,4 @@
 export { createApp, type GatewayDeps } from './app.ts';
-export { loadConfig, type GatewayConfig } from './config.ts';
-export { createProducerRedis, createSubmissionQueue } from './queue.ts';
-export { startGateway, type RunningGateway } from './start-gateway.ts';
+export { type GatewayConfig, loadConfig } from './config.ts';
+export { type RunningGateway, startGateway } from './start-gateway.ts';
+export { createProducerRedis, createSubmissionQueue, type ProducerRedis, submissionKeys } from './submissions/index.ts';

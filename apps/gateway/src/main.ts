@@ -1,24 +1,14 @@
-import { pino } from 'pino';
+import { createLogger } from '@forms/observability';
+import { stopOnSignals } from '@forms/runtime';
 import { loadConfig } from './config.ts';
 import { startGateway } from './start-gateway.ts';
 
 const config = loadConfig();
-const logger = pino({ level: config.logLevel });
-const gateway = await startGateway(config, logger);
+const logger = createLogger({ level: config.logLevel, base: { app: 'gateway' } });
+const gateway = await startGateway(config, logger).catch((err: Error) => {
+  logger.fatal(err.message);
+  process.exit(1);
+});
 logger.info(`gateway listening on ${gateway.url}`);
-
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'gateway stopping: no new connections, finishing in-flight requests');
-  const deadline = setTimeout(() => {
-    logger.error('gateway did not stop within 10 s; exiting');
-    process.exit(1);
-  }, 10_000);
-  deadline.unref();
-  await gateway.stop();
-  process.exit(0);
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+// In-flight requests finish; new connections are refused.
+stopOnSignals({ logger, what: 'gateway', deadlineMs: 10_000, stop: gateway.stop });

@@ -1,19 +1,25 @@
+import { S3_ENV_ENTRIES, type StorageSettings, storageSettings } from '@forms/object-storage';
+import { parseEnv, RETRY_POLICY, type RedisSettings, SHARED_ENV_ENTRIES, sharedSettings } from '@forms/schemas';
 import * as v from 'valibot';
-import { DEFAULT_QUEUE_NAME, RETRY_POLICY, parseEnv } from '@forms/schemas';
-import { S3_ENV_ENTRIES, storageSettings, type StorageSettings } from '@forms/object-storage';
 import type { AirtableSettings } from './crm/airtable/airtable-crm.ts';
 
 const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
 const url = v.pipe(v.string(), v.url('must be a URL'));
-const positiveNumber = v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/, 'must be a number'), v.transform(Number), v.minValue(0.01));
+const positiveNumber = v.pipe(
+  v.string(),
+  v.regex(/^\d+(\.\d+)?$/, 'must be a number'),
+  v.transform(Number),
+  v.minValue(0.01),
+);
 const fraction = v.pipe(v.string(), v.regex(/^0(\.\d+)?$/, 'must be a number from 0 to below 1'), v.transform(Number));
 
 const EnvSchema = v.object({
   ...S3_ENV_ENTRIES,
   CV_URL_TTL_SECONDS: v.optional(positiveInt, '900'),
-  REDIS_URL: v.optional(url, 'redis://127.0.0.1:6379'),
-  QUEUE_NAME: v.optional(v.pipe(v.string(), v.regex(/^[\w-]+$/, 'letters, digits, _ and - only')), DEFAULT_QUEUE_NAME),
+  ...SHARED_ENV_ENTRIES,
   DATABASE_URL: v.optional(url),
+  DATABASE_CONNECT_TIMEOUT_MS: v.optional(positiveInt, '5000'),
+  DATABASE_QUERY_TIMEOUT_MS: v.optional(positiveInt, '10000'),
   DATA_DIR: v.optional(v.string(), '.data'),
   WORKER_CONCURRENCY: v.optional(positiveInt),
   WORKER_LOCK_DURATION_MS: v.optional(positiveInt, '30000'),
@@ -28,13 +34,23 @@ const EnvSchema = v.object({
   AIRTABLE_RATE_MARGIN: v.optional(fraction, '0.05'),
   AIRTABLE_LOCKOUT_MS: v.optional(positiveInt, '30000'),
   AIRTABLE_REQUEST_TIMEOUT_MS: v.optional(positiveInt, '15000'),
-  LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
+  AIRTABLE_FAULT_PROBE_MS: v.optional(positiveInt, '30000'),
+  ADMIN_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
+  METRICS_PORT: v.optional(
+    v.pipe(v.string(), v.regex(/^\d+$/, 'must be a port number'), v.transform(Number), v.integer(), v.maxValue(65535)),
+  ),
+  METRICS_HOST: v.optional(v.string(), '0.0.0.0'),
 });
 
 export type WorkerConfig = Readonly<{
-  redisUrl: string;
+  /** A single Redis or a cluster, and the queue's key prefix (hash-tagged on a cluster). */
+  redis: RedisSettings;
   queueName: string;
+  /** REDIS_ALLOW_EVICTION=true: start even when Redis's maxmemory-policy is not noeviction. */
+  allowEviction: boolean;
   databaseUrl: string | undefined;
+  /** Bounds on every Postgres call (a database that accepts and never answers must not hang jobs). */
+  databaseTimeouts: Readonly<{ connectTimeoutMs: number; queryTimeoutMs: number }>;
   /** Where the embedded PGlite keeps its files when DATABASE_URL is not set. */
   pgliteDir: string;
   /** Jobs run at once per process. The Airtable driver needs many in flight to fill its batches. */
@@ -50,6 +66,11 @@ export type WorkerConfig = Readonly<{
   storage: StorageSettings | undefined;
   /** How long the CV link handed to the CRM stays valid (Airtable copies the file within seconds). */
   cvUrlTtlSeconds: number;
+  /** Bearer token of /admin/metrics; without it the metrics port answers 404 to everything. */
+  adminToken: string | undefined;
+  /** The worker's own metrics port (0: any free port); none when METRICS_PORT is unset. */
+  metricsPort: number | undefined;
+  metricsHost: string;
 }>;
 
 /** Parses the environment once; a bad value throws an error naming the variable. */
@@ -57,7 +78,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parseEnv(EnvSchema, env);
   if (Boolean(e.AIRTABLE_API_KEY) !== Boolean(e.AIRTABLE_BASE_ID)) {
     const missing = e.AIRTABLE_API_KEY ? 'AIRTABLE_BASE_ID' : 'AIRTABLE_API_KEY';
-    throw new Error(`Invalid configuration: ${missing} must be set too (the Airtable CRM needs both AIRTABLE_API_KEY and AIRTABLE_BASE_ID)`);
+    throw new Error(
+      `Invalid configuration: ${missing} must be set too (the Airtable CRM needs both AIRTABLE_API_KEY and AIRTABLE_BASE_ID)`,
+    );
   }
   const airtable: AirtableSettings | undefined =
     e.AIRTABLE_API_KEY && e.AIRTABLE_BASE_ID
@@ -71,12 +94,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           requestsPerSecond: e.AIRTABLE_RATE_LIMIT * (1 - e.AIRTABLE_RATE_MARGIN),
           lockoutMs: e.AIRTABLE_LOCKOUT_MS,
           requestTimeoutMs: e.AIRTABLE_REQUEST_TIMEOUT_MS,
+          faultProbeMs: e.AIRTABLE_FAULT_PROBE_MS,
         })
       : undefined;
   return Object.freeze({
-    redisUrl: e.REDIS_URL,
-    queueName: e.QUEUE_NAME,
+    ...sharedSettings(e),
     databaseUrl: e.DATABASE_URL,
+    databaseTimeouts: Object.freeze({
+      connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+      queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
+    }),
     pgliteDir: `${e.DATA_DIR.replace(/\/$/, '')}/pglite`,
     // 100 with Airtable: five tables' worth of ten-record batches, plus the records of requests in flight.
     concurrency: e.WORKER_CONCURRENCY ?? (airtable ? 100 : 10),
@@ -84,9 +111,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retryBaseDelayMs: e.RETRY_BASE_DELAY_MS,
     retryMaxDelayMs: e.RETRY_MAX_DELAY_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-    logLevel: e.LOG_LEVEL,
     airtable,
     storage: storageSettings(e),
     cvUrlTtlSeconds: e.CV_URL_TTL_SECONDS,
+    adminToken: e.ADMIN_TOKEN,
+    metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
   });
 }

@@ -1,10 +1,24 @@
 export { loadConfig, type WorkerConfig } from './config.ts';
-export { createWorker } from './worker.ts';
-export { startWorker, openCrm, type RunningWorker } from './start-worker.ts';
-export { deliverSubmission } from './handlers/deliver-submission.ts';
-export { PermanentCrmError, isContactKind, submissionEmail, type Crm, type DeliveredCv, type DeliveredSubmission, type DeliveryResult } from './crm/crm.ts';
+export { type AirtableCrm, type AirtableSettings, createAirtableCrm } from './crm/airtable/airtable-crm.ts';
+export { type AirtableMapping, loadAirtableMapping, toAirtableWrite } from './crm/airtable/airtable-mapping.ts';
+export {
+  type AirtableBaseFault,
+  airtableBaseFaultKey,
+  readAirtableBaseFault,
+} from './crm/airtable/base-fault.ts';
+export {
+  type Crm,
+  type DeliveredCv,
+  type DeliveredSubmission,
+  type DeliveryResult,
+  isContactKind,
+  PermanentCrmError,
+  submissionEmail,
+} from './crm/crm.ts';
 export { createPostgresCrm } from './crm/postgres-crm.ts';
-export { createAirtableCrm, type AirtableCrm, type AirtableSettings } from './crm/airtable/airtable-crm.ts';
-export { loadAirtableMapping, toAirtableWrite, type AirtableMapping } from './crm/airtable/airtable-mapping.ts';
-export { openDatabase, openPostgres, openPglite, type Database } from './db/database.ts';
+export { type Database, openDatabase, openPglite, openPostgres } from './db/database.ts';
 export { migrate } from './db/migrate.ts';
+export { deliverSubmission } from './handlers/deliver-submission.ts';
+export { openCrm, type RunningWorker, startWorker } from './start-worker.ts';
+export { createWorker } from './worker.ts';
+export { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';

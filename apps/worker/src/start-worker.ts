@@ -1,14 +1,25 @@
-import { pino, type Logger } from 'pino';
 import { openObjectStorage } from '@forms/object-storage';
+import { createLogger } from '@forms/observability';
+import { assertNoEviction, waitForRedis } from '@forms/runtime';
+import type { Logger } from 'pino';
 import type { WorkerConfig } from './config.ts';
+import { createWorkerRedis } from './create-worker-redis.ts';
 import { createAirtableCrm } from './crm/airtable/airtable-crm.ts';
 import type { Crm } from './crm/crm.ts';
 import { createPostgresCrm } from './crm/postgres-crm.ts';
 import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { type MetricsServer, serveMetrics } from './serve-metrics.ts';
 import { createWorker } from './worker.ts';
+import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';
 
-export type RunningWorker = { crm: Crm; stop: () => Promise<void> };
+/** `metricsUrl`: where this worker's /admin/metrics answers, when METRICS_PORT is set. */
+export type RunningWorker = {
+  crm: Crm;
+  metrics: WorkerMetrics;
+  metricsUrl: string | undefined;
+  stop: () => Promise<void>;
+};
 
 /**
  * Picks the CRM, migrates it, and starts consuming. `stop` lets active jobs finish, then closes the CRM.
@@ -16,18 +27,38 @@ export type RunningWorker = { crm: Crm; stop: () => Promise<void> };
  */
 export async function startWorker(
   config: WorkerConfig,
-  logger: Logger = pino({ level: config.logLevel }),
+  logger: Logger = createLogger({ level: config.logLevel, base: { app: 'worker' } }),
   { crm: given }: { crm?: Crm } = {},
 ): Promise<RunningWorker> {
-  const crm = given ?? (await openCrm(config, logger));
+  await checkRedis(config, logger);
+  const metrics = createWorkerMetrics();
+  const crm = given ?? (await openCrm(config, logger, metrics));
   const storage = config.storage
-    ? await openObjectStorage(config.storage, { maxAttempts: 3, logger, whileAway: 'CV jobs will retry until it is back' })
+    ? await openObjectStorage(config.storage, {
+        maxAttempts: 3,
+        logger,
+        whileAway: 'CV jobs will retry until it is back',
+      })
     : undefined;
-  const worker = createWorker({ config, crm, storage, logger });
+  const worker = createWorker({ config, crm, storage, logger, metrics });
   await worker.waitUntilReady();
+  let server: MetricsServer | undefined;
+  if (config.metricsPort !== undefined) {
+    server = await serveMetrics({
+      registry: metrics.registry,
+      port: config.metricsPort,
+      host: config.metricsHost,
+      adminToken: config.adminToken,
+    });
+    if (config.adminToken) logger.info({ url: server.url }, 'worker metrics listening');
+    else logger.warn('METRICS_PORT is set but ADMIN_TOKEN is not: the metrics port answers 404 (admin surface off)');
+  }
   return {
     crm,
+    metrics,
+    metricsUrl: server?.url,
     async stop() {
+      await server?.close();
       await worker.close();
       await crm.close();
       storage?.close();
@@ -35,14 +66,41 @@ export async function startWorker(
   };
 }
 
+/**
+ * Waits for Redis however long it is down (never fatal), then refuses to start on one that may evict
+ * queued jobs. A short-lived connection of its own: the worker's connections are made after it.
+ */
+async function checkRedis(config: WorkerConfig, logger: Logger): Promise<void> {
+  const redis = createWorkerRedis(config.redis);
+  try {
+    await waitForRedis(redis, { logger, what: 'worker' });
+    await assertNoEviction(redis, { allowEviction: config.allowEviction });
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** Airtable when its key and base are set; else Postgres at DATABASE_URL; else the embedded PGlite. */
-export async function openCrm(config: WorkerConfig, logger: Logger): Promise<Crm> {
+export async function openCrm(config: WorkerConfig, logger: Logger, metrics?: WorkerMetrics): Promise<Crm> {
   if (config.airtable) {
-    const crm = createAirtableCrm({ settings: config.airtable, redisUrl: config.redisUrl, logger });
-    logger.info({ crm: crm.name, baseId: config.airtable.baseId, requestsPerSecond: config.airtable.requestsPerSecond }, 'crm ready');
+    const crm = createAirtableCrm({
+      settings: config.airtable,
+      redis: config.redis,
+      queueName: config.queueName,
+      logger,
+      metrics,
+    });
+    logger.info(
+      { crm: crm.name, baseId: config.airtable.baseId, requestsPerSecond: config.airtable.requestsPerSecond },
+      'crm ready',
+    );
     return crm;
   }
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.pgliteDir });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.pgliteDir,
+    timeouts: config.databaseTimeouts,
+  });
   const applied = await migrate(db);
   logger.info({ crm: db.kind, applied }, 'crm ready');
   return createPostgresCrm(db);

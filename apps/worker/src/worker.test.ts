@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { freePort } from '@forms/local-services';
+import { JOB_OPTIONS, RETRY_POLICY } from '@forms/schemas';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { JOB_OPTIONS, RETRY_POLICY } from '@forms/schemas';
-import { freePort } from '@forms/local-services';
 import { loadConfig } from './config.ts';
 import { createPostgresCrm } from './crm/postgres-crm.ts';
 import { openPostgres } from './db/database.ts';
@@ -20,7 +20,13 @@ afterAll(() => redis.disconnect());
 /** A queue, its events and a worker writing to a CRM; closed by the returned function. */
 async function harness(crmUrl: string) {
   const queueName = `wk-${randomUUID()}`;
-  const config = loadConfig({ REDIS_URL: inject('redisUrl'), QUEUE_NAME: queueName, RETRY_BASE_DELAY_MS: '2', RETRY_MAX_DELAY_MS: '20', LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    REDIS_URL: inject('redisUrl'),
+    QUEUE_NAME: queueName,
+    RETRY_BASE_DELAY_MS: '2',
+    RETRY_MAX_DELAY_MS: '20',
+    LOG_LEVEL: 'silent',
+  });
   const crm = createPostgresCrm(openPostgres(crmUrl, { max: 1 }));
   const queue = new Queue(queueName, { connection: redis });
   const events = new QueueEvents(queueName, { connection: { url: inject('redisUrl') } });
@@ -39,15 +45,28 @@ async function harness(crmUrl: string) {
   };
 }
 
-const payload = { v: 1, submissionId: 'sub_1', recordId: 'sub_1', kind: 'caf-signup', acceptedAt: new Date().toISOString(), data: { email: 'a@acme.io' } };
+const payload = {
+  v: 1,
+  submissionId: 'sub_1',
+  recordId: 'sub_1',
+  kind: 'caf-signup',
+  acceptedAt: new Date().toISOString(),
+  data: { email: 'a@acme.io' },
+};
 
 describe('worker failure handling', () => {
   it('fails at once, without retries, a payload that does not match its schema', async () => {
     const h = await harness(`postgres://127.0.0.1:${await freePort()}/none`);
     try {
-      const bad = await h.queue.add('caf-signup.v1', { ...payload, data: { email: 'not-an-email' } }, { ...JOB_OPTIONS, jobId: 'bad' });
+      const bad = await h.queue.add(
+        'caf-signup.v1',
+        { ...payload, data: { email: 'not-an-email' } },
+        { ...JOB_OPTIONS, jobId: 'bad' },
+      );
       const unknown = await h.queue.add('nonsense.v9', payload, { ...JOB_OPTIONS, jobId: 'unknown' });
-      await expect(bad.waitUntilFinished(h.events, 10_000)).rejects.toThrow(/Payload does not match caf-signup.v1: data.email/);
+      await expect(bad.waitUntilFinished(h.events, 10_000)).rejects.toThrow(
+        /Payload does not match caf-signup.v1: data.email/,
+      );
       await expect(unknown.waitUntilFinished(h.events, 10_000)).rejects.toThrow(/Unknown job name/);
       expect((await h.queue.getJob('bad'))!.attemptsMade).toBe(1);
     } finally {

@@ -1,11 +1,16 @@
-import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import { retryDelay } from '@forms/schemas';
-import type { WorkerConfig } from './config.ts';
 import type { ObjectStorage } from '@forms/object-storage';
+import { retryDelay } from '@forms/schemas';
+import { Worker } from 'bullmq';
+import type { Logger } from 'pino';
+import type { WorkerConfig } from './config.ts';
+import { createWorkerRedis } from './create-worker-redis.ts';
 import type { Crm } from './crm/crm.ts';
 import { deliverSubmission } from './handlers/deliver-submission.ts';
+import { observeJobs } from './observe-jobs.ts';
+import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';
+
+/** BullMQ's per-minute completed/failed counts (read by `ops status`): one day of points, a few KiB. */
+const METRICS_POINTS = 24 * 60;
 
 /**
  * The BullMQ consumer. Its connection retries forever (`maxRetriesPerRequest: null`) so a Redis restart
@@ -13,22 +18,53 @@ import { deliverSubmission } from './handlers/deliver-submission.ts';
  * period and runs again; `maxStalledCount` is generous because a crash is not the job's fault, and the
  * CRM write is an idempotent upsert.
  */
-export function createWorker({ config, crm, storage, logger }: { config: WorkerConfig; crm: Crm; storage?: ObjectStorage | undefined; logger: Logger }): Worker {
-  const connection = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  const worker = new Worker(config.queueName, (job) => deliverSubmission(job, crm, { storage, urlTtlSeconds: config.cvUrlTtlSeconds, logger }), {
-    connection,
-    concurrency: config.concurrency,
-    lockDuration: config.lockDurationMs,
-    stalledInterval: config.lockDurationMs,
-    maxStalledCount: 5,
-    settings: {
-      backoffStrategy: (attemptsMade: number) =>
-        retryDelay(attemptsMade, { baseDelayMs: config.retryBaseDelayMs, maxDelayMs: config.retryMaxDelayMs }),
+export function createWorker({
+  config,
+  crm,
+  storage,
+  logger,
+  metrics = createWorkerMetrics(),
+}: {
+  config: WorkerConfig;
+  crm: Crm;
+  storage?: ObjectStorage | undefined;
+  logger: Logger;
+  metrics?: WorkerMetrics;
+}): Worker {
+  const connection = createWorkerRedis(config.redis);
+  // Counted around the driver, so every CRM's writes show in the same metric.
+  const counted: Crm = {
+    ...crm,
+    deliver: (submission) =>
+      crm.deliver(submission).then(
+        (result) => {
+          metrics.crmWrites.inc({ crm: crm.name, outcome: 'ok' });
+          return result;
+        },
+        (err: unknown) => {
+          metrics.crmWrites.inc({ crm: crm.name, outcome: 'error' });
+          throw err;
+        },
+      ),
+  };
+  const worker = new Worker(
+    config.queueName,
+    (job) => deliverSubmission(job, counted, { storage, urlTtlSeconds: config.cvUrlTtlSeconds, logger }),
+    {
+      connection,
+      prefix: config.redis.prefix,
+      concurrency: config.concurrency,
+      lockDuration: config.lockDurationMs,
+      stalledInterval: config.lockDurationMs,
+      maxStalledCount: 5,
+      metrics: { maxDataPoints: METRICS_POINTS },
+      settings: {
+        backoffStrategy: (attemptsMade: number) =>
+          retryDelay(attemptsMade, { baseDelayMs: config.retryBaseDelayMs, maxDelayMs: config.retryMaxDelayMs }),
+      },
     },
-  });
-  worker.on('failed', (job, err) =>
-    logger.warn({ jobId: job?.id, name: job?.name, attemptsMade: job?.attemptsMade, err: err.message }, 'delivery failed'),
   );
+  observeJobs(worker, { redis: connection, queueName: config.queueName, metrics, logger });
   worker.on('error', (err) => logger.error({ err }, 'worker error'));
   worker.on('closed', () => connection.disconnect());
   return worker;

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.ts';
@@ -12,7 +12,13 @@ export function hasRedisServerBinary(): boolean {
 
 /** True when a Redis answers PING at `url` within `timeoutMs`. */
 export async function redisAnswers(url: string, timeoutMs = 500): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   client.on('error', () => {});
   try {
     await client.connect();
@@ -25,19 +31,42 @@ export async function redisAnswers(url: string, timeoutMs = 500): Promise<boolea
 }
 
 /**
- * Starts `redis-server` as a child process on 127.0.0.1. With `dir`, data persists there (append-only
- * file); without, nothing is written to disk. `noeviction` because BullMQ loses jobs if Redis evicts keys.
+ * Starts `redis-server` as a child process on 127.0.0.1. With `configFile` (infra/redis/redis.conf for
+ * `pnpm start`), that file's settings hold and only port, bind and `dir` are set here. Without it: with
+ * `dir`, data persists there (append-only file); without, nothing is written to disk. Always `noeviction`,
+ * because BullMQ loses jobs if Redis evicts keys, unless a test overrides it in `args`.
  */
-export async function startRedisServer({ port, dir }: { port?: number; dir?: string } = {}): Promise<LocalRedis> {
+export async function startRedisServer({
+  port,
+  dir,
+  configFile,
+  args: extra = [],
+}: {
+  port?: number;
+  dir?: string;
+  configFile?: string;
+  /** More redis-server arguments, added last so they win, such as `['--replicaof', '127.0.0.1', '6379']`. */
+  args?: string[];
+} = {}): Promise<LocalRedis> {
   const chosen = port ?? (await freePort());
-  const args = ['--port', String(chosen), '--bind', '127.0.0.1', '--maxmemory-policy', 'noeviction', '--save', ''];
-  if (dir) {
-    mkdirSync(dir, { recursive: true });
-    args.push('--dir', dir, '--appendonly', 'yes');
+  const args = [
+    ...(configFile ? [configFile] : []),
+    '--port',
+    String(chosen),
+    '--bind',
+    '127.0.0.1',
+    '--maxmemory-policy',
+    'noeviction',
+  ];
+  if (dir) mkdirSync(dir, { recursive: true });
+  if (configFile) {
+    if (dir) args.push('--dir', dir);
+  } else if (dir) {
+    args.push('--save', '', '--dir', dir, '--appendonly', 'yes');
   } else {
-    args.push('--appendonly', 'no');
+    args.push('--save', '', '--appendonly', 'no');
   }
-  const child = spawn('redis-server', args, { stdio: 'ignore' });
+  const child = spawn('redis-server', [...args, ...extra], { stdio: 'ignore' });
   const url = `redis://127.0.0.1:${chosen}`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const failed = new Promise<never>((_, reject) => child.once('error', reject));

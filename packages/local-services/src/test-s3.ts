@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { containerRuntimeAnswers } from './test-redis.ts';
 import { startLocalS3 } from './local-s3.ts';
+import { containerRuntimeAnswers } from './test-redis.ts';
 
 export type TestS3 = {
   endpoint: string;

@@ -39,6 +39,7 @@ export function safeCvFilename(original: string, contentType: CvContentType): st
   const ext = CV_EXTENSIONS[contentType];
   const base = (original.split(/[\\/]/).pop() ?? '')
     .normalize('NFC')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this strips from a file name
     .replace(/[\u0000-\u001f\u007f"*:<>?|;]/g, '')
     .replace(/\s+/g, ' ')
     .replace(/^[.\s]+|[.\s]+$/g, '');
@@ -52,7 +53,11 @@ export function safeCvFilename(original: string, contentType: CvContentType): st
  */
 export function cvContentDisposition(original: string, contentType: CvContentType): string {
   const name = safeCvFilename(original, contentType);
-  const ascii = name.normalize('NFKD').replace(/[^\x20-\x7e]/g, '').replace(/[\\%]/g, '') || `cv.${CV_EXTENSIONS[contentType]}`;
+  const ascii =
+    name
+      .normalize('NFKD')
+      .replace(/[^\x20-\x7e]/g, '')
+      .replace(/[\\%]/g, '') || `cv.${CV_EXTENSIONS[contentType]}`;
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
@@ -61,6 +66,14 @@ export function cvContentDisposition(original: string, contentType: CvContentTyp
  * User metadata stored with the object. S3 metadata travels as HTTP headers (ASCII only), so the original
  * name is percent-encoded; `sha256` lets the worker and ops check a copy without reading it.
  */
-export function cvMetadata({ filename, sha256, submissionId }: { filename: string; sha256: string; submissionId: string }): Record<string, string> {
+export function cvMetadata({
+  filename,
+  sha256,
+  submissionId,
+}: {
+  filename: string;
+  sha256: string;
+  submissionId: string;
+}): Record<string, string> {
   return { 'original-filename': encodeURIComponent(filename), sha256, 'submission-id': submissionId };
 }

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { type LocalS3, startLocalS3 } from '@forms/local-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalS3, type LocalS3 } from '@forms/local-services';
 import { createObjectStorage, ensureBucket, type ObjectStorage } from './object-storage.ts';
 import { storageSettings } from './storage-settings.ts';
 
@@ -68,7 +68,10 @@ describe('storageSettings', () => {
   it('uses path-style for a custom endpoint unless told otherwise', () => {
     expect(storageSettings({ ...base, S3_BUCKET: 'b', S3_ENDPOINT: 'http://127.0.0.1:1' })?.forcePathStyle).toBe(true);
     expect(storageSettings({ ...base, S3_BUCKET: 'b' })?.forcePathStyle).toBe(false);
-    expect(storageSettings({ ...base, S3_BUCKET: 'b', S3_ENDPOINT: 'http://x', S3_FORCE_PATH_STYLE: 'false' })?.forcePathStyle).toBe(false);
+    expect(
+      storageSettings({ ...base, S3_BUCKET: 'b', S3_ENDPOINT: 'http://x', S3_FORCE_PATH_STYLE: 'false' })
+        ?.forcePathStyle,
+    ).toBe(false);
   });
   it('leaves credentials to the SDK chain unless both keys are set', () => {
     expect(storageSettings({ ...base, S3_BUCKET: 'b', AWS_ACCESS_KEY_ID: 'a' })?.credentials).toBeUndefined();

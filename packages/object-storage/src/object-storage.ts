@@ -26,13 +26,17 @@ export function createObjectStorage(settings: StorageSettings, { maxAttempts = 3
 export async function ensureBucket(storage: ObjectStorage): Promise<'exists' | 'created'> {
   const { client, bucket } = storage;
   try {
-    await client.send(new HeadBucketCommand({ Bucket: bucket }), { abortSignal: AbortSignal.timeout(storage.timeoutMs) });
+    await client.send(new HeadBucketCommand({ Bucket: bucket }), {
+      abortSignal: AbortSignal.timeout(storage.timeoutMs),
+    });
     return 'exists';
   } catch (err) {
     if (httpStatus(err) !== 404) throw err;
   }
   try {
-    await client.send(new CreateBucketCommand({ Bucket: bucket }), { abortSignal: AbortSignal.timeout(storage.timeoutMs) });
+    await client.send(new CreateBucketCommand({ Bucket: bucket }), {
+      abortSignal: AbortSignal.timeout(storage.timeoutMs),
+    });
   } catch (err) {
     const name = (err as { name?: string }).name;
     if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw err;

@@ -10,7 +10,15 @@ const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'
  */
 export const S3_ENV_ENTRIES = {
   S3_ENDPOINT: v.optional(v.pipe(v.string(), v.url('must be a URL, such as http://127.0.0.1:9000'))),
-  S3_BUCKET: v.optional(v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid bucket name (3-63 lower-case letters, digits, dots, hyphens)'))),
+  S3_BUCKET: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(
+        /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+        'must be a valid bucket name (3-63 lower-case letters, digits, dots, hyphens)',
+      ),
+    ),
+  ),
   S3_REGION: v.optional(v.string(), 'us-east-1'),
   S3_FORCE_PATH_STYLE: v.optional(flag),
   S3_CREATE_BUCKET: v.optional(flag, 'true'),

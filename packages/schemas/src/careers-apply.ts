@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { LONG_MAX, URL_MAX, emailField, optionalText, requiredText } from './fields.ts';
+import { emailField, LONG_MAX, optionalText, requiredText, URL_MAX } from './fields.ts';
+import { maxCodePoints } from './max-code-points.ts';
 
 export const CV_CONTENT_TYPES = [
   'application/pdf',
@@ -19,7 +20,7 @@ export const CvFileSchema = v.object({
   data: v.pipe(
     v.string(),
     v.minLength(1),
-    v.maxLength(CV_DATA_MAX_LENGTH),
+    maxCodePoints(CV_DATA_MAX_LENGTH),
     v.description('Base64 file contents, at most 5 MiB decoded; a data: URL prefix is accepted and stripped'),
   ),
 });

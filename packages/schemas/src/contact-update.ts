@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { LONG_MAX, SHORT_MAX, emailField, optionalBooleanOrString, optionalText } from './fields.ts';
+import { emailField, LONG_MAX, optionalBooleanOrString, optionalText, SHORT_MAX } from './fields.ts';
+import { maxCodePoints } from './max-code-points.ts';
 
 export const ContactUpdateRequestSchema = v.object({
   email: emailField('The key of the upsert'),
@@ -9,7 +10,7 @@ export const ContactUpdateRequestSchema = v.object({
   usingInfluencers: optionalBooleanOrString('Whether the brand uses influencers today'),
   influencersPerMonth: v.optional(
     v.pipe(
-      v.union([v.pipe(v.number(), v.integer(), v.minValue(0)), v.pipe(v.string(), v.maxLength(SHORT_MAX))]),
+      v.union([v.pipe(v.number(), v.integer(), v.minValue(0)), v.pipe(v.string(), maxCodePoints(SHORT_MAX))]),
       v.description('Influencers per month, as an integer or a string'),
     ),
   ),

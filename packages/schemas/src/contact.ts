@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { LONG_MAX, emailField, optionalText } from './fields.ts';
+import { emailField, LONG_MAX, optionalText } from './fields.ts';
 
 export const ContactRequestSchema = v.object({
   email: emailField('Email address of the submitter'),

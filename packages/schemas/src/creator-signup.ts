@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { URL_MAX, emailField, optionalText } from './fields.ts';
+import { emailField, optionalText, URL_MAX } from './fields.ts';
 
 export const CreatorSignupRequestSchema = v.object({
   email: emailField('Email address'),

@@ -1,10 +1,21 @@
 import * as v from 'valibot';
+import { AirtableBaseFaultSchema } from './airtable-base-fault.ts';
 
 /** GET /healthz: the process is up. */
 export const HealthSchema = v.object({ status: v.literal('ok') });
 
-/** GET /readyz: whether Redis answers (200 ready, 503 unavailable). */
+/**
+ * GET /readyz: whether Redis answers (200 ready, 503 unavailable). With Airtable as the CRM, `crm` also says
+ * whether the worker has paused the base for a credential or configuration fault: the gateway stays ready
+ * (submissions are queued and wait), but ops should fix the variable it names.
+ */
 export const ReadinessSchema = v.object({
   status: v.picklist(['ready', 'unavailable']),
   redis: v.picklist(['ok', 'unreachable']),
+  crm: v.optional(
+    v.object({
+      status: v.picklist(['ok', 'paused']),
+      fault: v.optional(AirtableBaseFaultSchema),
+    }),
+  ),
 });

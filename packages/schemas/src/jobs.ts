@@ -1,29 +1,11 @@
 import * as v from 'valibot';
-import { CareersApplyRequestSchema } from './careers-apply.ts';
-import { ContactUpdateRequestSchema } from './contact-update.ts';
-import { ContactRequestSchema } from './contact.ts';
-import { CreatorSignupRequestSchema } from './creator-signup.ts';
-import { PartnerWebinarRequestSchema } from './partner-webinar.ts';
-import { StagedCvSchema } from './staged-cv.ts';
-import type { SubmissionKind } from './submissions.ts';
-import { UsaSignupRequestSchema } from './usa-signup.ts';
-import { EmailOnlyWorkSignupRequestSchema, WorkEmailSignupRequestSchema } from './work-email-signup.ts';
+import { SUBMISSION_ENDPOINTS, type SubmissionEndpoint, type SubmissionKind } from './submissions.ts';
+
+/** Longest X-Request-Id the gateway honours (and so carries in a job). */
+export const REQUEST_ID_MAX_LENGTH = 64;
 
 /** The BullMQ queue both apps use unless QUEUE_NAME says otherwise. */
 export const DEFAULT_QUEUE_NAME = 'submissions';
-
-/**
- * A CV's bytes never travel in a job: careers jobs carry the application without `cvFile`, and at most a
- * reference to the copy the gateway staged in object storage. Both added fields are optional, so
- * careers-apply.v1 jobs queued before they existed still parse (no new versioned name needed).
- */
-export const CareersApplyJobDataSchema = v.object({
-  ...v.omit(CareersApplyRequestSchema, ['cvFile']).entries,
-  stagedCv: v.optional(StagedCvSchema),
-  cvUploadFailed: v.optional(
-    v.pipe(v.boolean(), v.description('A CV was sent and passed its checks but could not be kept; the application stands')),
-  ),
-});
 
 function jobSchema<const K extends SubmissionKind, D extends v.GenericSchema>(kind: K, data: D) {
   return v.object({
@@ -32,33 +14,57 @@ function jobSchema<const K extends SubmissionKind, D extends v.GenericSchema>(ki
     recordId: v.pipe(v.string(), v.minLength(1), v.description('The recordId answered to the client')),
     kind: v.literal(kind),
     acceptedAt: v.pipe(v.string(), v.isoTimestamp(), v.description('When the gateway accepted it')),
+    // Optional, so jobs queued before it existed still parse (no new versioned name needed).
+    requestId: v.optional(
+      v.pipe(v.string(), v.maxLength(REQUEST_ID_MAX_LENGTH), v.description("The gateway request's X-Request-Id")),
+    ),
     data,
   });
 }
 
-/**
- * The job catalog shared by gateway and worker: job name → payload schema. A payload change gets a new
- * versioned name (`contact.v2`) so jobs already queued keep their handler.
- */
-export const JOBS = {
-  'contact.v1': jobSchema('contact', ContactRequestSchema),
-  'contact-update.v1': jobSchema('contact-update', ContactUpdateRequestSchema),
-  'cpa-signup.v1': jobSchema('cpa-signup', WorkEmailSignupRequestSchema),
-  'caf-signup.v1': jobSchema('caf-signup', EmailOnlyWorkSignupRequestSchema),
-  'cdg-signup.v1': jobSchema('cdg-signup', EmailOnlyWorkSignupRequestSchema),
-  'sfa-signup.v1': jobSchema('sfa-signup', WorkEmailSignupRequestSchema),
-  'rebriefing-signup.v1': jobSchema('rebriefing-signup', WorkEmailSignupRequestSchema),
-  'usa-signup.v1': jobSchema('usa-signup', UsaSignupRequestSchema),
-  'creator-signup.v1': jobSchema('creator-signup', CreatorSignupRequestSchema),
-  'careers-apply.v1': jobSchema('careers-apply', CareersApplyJobDataSchema),
-  'partner-webinar.v1': jobSchema('partner-webinar', PartnerWebinarRequestSchema),
-} as const satisfies Record<`${SubmissionKind}.v1`, v.GenericSchema>;
+type EndpointOf<K extends SubmissionKind> = Extract<SubmissionEndpoint, { kind: K }>;
+type KindOf<N extends JobName> = N extends `${infer K extends SubmissionKind}.v1` ? K : never;
 
-export type JobName = keyof typeof JOBS;
-export type JobPayload<N extends JobName = JobName> = v.InferOutput<(typeof JOBS)[N]>;
+export type JobName = `${SubmissionKind}.v1`;
+/** What a job of kind `K` carries as `data`: the request as parsed, or the endpoint's own job shape. */
+export type JobData<K extends SubmissionKind = SubmissionKind> = v.InferOutput<EndpointOf<K>['jobData']>;
+/** The envelope every job shares, whatever its kind. */
+export type JobIds = { submissionId: string; recordId: string; acceptedAt: string; requestId?: string };
+/**
+ * A job's payload. Written as a map over kinds so `toJobPayload` builds one for a generic kind without a
+ * cast; `types.test-d.ts` checks it equals what the catalog's schema parses to.
+ */
+export type JobPayload<K extends SubmissionKind = SubmissionKind> = {
+  [P in K]: {
+    v: 1;
+    submissionId: string;
+    recordId: string;
+    kind: P;
+    acceptedAt: string;
+    requestId?: string | undefined;
+    data: JobData<P>;
+  };
+}[K];
+export type JobCatalog = {
+  [N in JobName]: ReturnType<typeof jobSchema<KindOf<N>, EndpointOf<KindOf<N>>['jobData']>>;
+};
+
+/**
+ * The job catalog shared by gateway and worker: job name → payload schema, made from SUBMISSION_ENDPOINTS
+ * (nothing restates a kind → schema pair). A payload change gets a new versioned name (`contact.v2`) so
+ * jobs already queued keep their handler.
+ */
+export const JOBS = Object.fromEntries(
+  SUBMISSION_ENDPOINTS.map((endpoint) => [jobNameFor(endpoint.kind), jobSchema(endpoint.kind, endpoint.jobData)]),
+) as JobCatalog;
 
 export function jobNameFor<K extends SubmissionKind>(kind: K): `${K}.v1` {
   return `${kind}.v1`;
+}
+
+/** The one way a job payload is made: typed by kind, so the gateway needs no cast at the queue boundary. */
+export function toJobPayload<K extends SubmissionKind>(kind: K, data: JobData<K>, ids: JobIds): JobPayload<K> {
+  return { v: 1, kind, data, ...ids };
 }
 
 /**
@@ -76,7 +82,10 @@ export const RETRY_POLICY = {
 /** Delay before retry number `attemptsMade` (1 after the first failure). */
 export function retryDelay(
   attemptsMade: number,
-  { baseDelayMs = RETRY_POLICY.baseDelayMs, maxDelayMs = RETRY_POLICY.maxDelayMs }: { baseDelayMs?: number; maxDelayMs?: number } = {},
+  {
+    baseDelayMs = RETRY_POLICY.baseDelayMs,
+    maxDelayMs = RETRY_POLICY.maxDelayMs,
+  }: { baseDelayMs?: number; maxDelayMs?: number } = {},
   random: () => number = Math.random,
 ): number {
   const step = Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, attemptsMade - 1));
@@ -90,4 +99,6 @@ export const JOB_OPTIONS = {
   // Completed jobs are evidence for a day, then go; failed jobs stay until ops replay or remove them.
   removeOnComplete: { age: 24 * 3600, count: 50_000 },
   removeOnFail: false,
+  // The worker logs each failed attempt's time and reason on the job (for `ops show`); bounded per job.
+  keepLogs: 20,
 } as const;

@@ -1,6 +1,9 @@
-import * as v from 'valibot';
 import { toJsonSchema } from '@valibot/to-json-schema';
+import * as v from 'valibot';
 import { EMAIL_MAX } from './fields.ts';
+import { jsonObject } from './json-object.ts';
+import { JSON_SCHEMA_CONFIG } from './json-schema-config.ts';
+import { maxCodePoints } from './max-code-points.ts';
 
 /**
  * MCP protocol versions /api/mcp accepts, newest first. `initialize` echoes the client's version when it is
@@ -13,19 +16,38 @@ export type McpProtocolVersion = (typeof MCP_PROTOCOL_VERSIONS)[number];
 export const MCP_APP_MIME_TYPE = 'text/html;profile=mcp-app';
 
 /** The JSON-RPC methods /api/mcp answers; anything else is a JSON-RPC "method not found". */
-export const MCP_METHODS = ['initialize', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'prompts/list', 'ping'] as const;
+export const MCP_METHODS = [
+  'initialize',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'prompts/list',
+  'prompts/get',
+  'ping',
+] as const;
 
 const JsonRpcIdSchema = v.pipe(
-  v.union([v.pipe(v.string(), v.maxLength(200)), v.pipe(v.number(), v.integer())]),
+  v.union([v.pipe(v.string(), maxCodePoints(200)), v.pipe(v.number(), v.integer())]),
   v.description('Request id, echoed in the response; absent for a notification'),
 );
 
-/** The body of POST /api/mcp: one JSON-RPC 2.0 request or notification. */
+/**
+ * The body of POST /api/mcp: one JSON-RPC 2.0 request or notification. The route parses with this very
+ * schema, so /openapi.json documents what it takes. A client's response to a server request is not taken:
+ * this stateless server never sends one.
+ */
 export const JsonRpcRequestSchema = v.object({
   jsonrpc: v.pipe(v.literal('2.0'), v.description('Must be "2.0"')),
-  method: v.pipe(v.string(), v.minLength(1), v.maxLength(200), v.description(`One of ${MCP_METHODS.join(', ')}, or a notification`)),
+  method: v.pipe(
+    v.string(),
+    v.minLength(1),
+    maxCodePoints(200),
+    v.description(`One of ${MCP_METHODS.join(', ')}, or a notification`),
+  ),
   id: v.optional(JsonRpcIdSchema),
-  params: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.description('Method parameters'))),
+  params: v.optional(v.pipe(jsonObject(), v.description('Method parameters'))),
 });
 export type JsonRpcRequest = v.InferOutput<typeof JsonRpcRequestSchema>;
 
@@ -36,7 +58,11 @@ export const JsonRpcResponseSchema = v.object({
   result: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.description('The method result'))),
   error: v.optional(
     v.object({
-      code: v.pipe(v.number(), v.integer(), v.description('JSON-RPC error code, e.g. -32601 method not found, -32602 invalid params')),
+      code: v.pipe(
+        v.number(),
+        v.integer(),
+        v.description('JSON-RPC error code, e.g. -32601 method not found, -32602 invalid params'),
+      ),
       message: v.string(),
       data: v.optional(v.unknown()),
     }),
@@ -79,9 +105,19 @@ export const ShowContactFormInputSchema = v.strictObject({
   userType: v.optional(v.pipe(v.picklist(['brand', 'creator', 'agency']), v.description('Preselects who is writing'))),
 });
 export const GetPricingInputSchema = v.strictObject({
-  creators: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10_000), v.description('Creators to source and manage')),
+  creators: v.pipe(
+    v.number(),
+    v.integer(),
+    v.minValue(1),
+    v.maxValue(10_000),
+    v.description('Creators to source and manage'),
+  ),
   affiliateRevenue: v.optional(
-    v.pipe(v.number(), v.minValue(0), v.description('Expected affiliate revenue over the partnership, in the pricing currency')),
+    v.pipe(
+      v.number(),
+      v.minValue(0),
+      v.description('Expected affiliate revenue over the partnership, in the pricing currency'),
+    ),
   ),
 });
 export const ShowPricingCalculatorInputSchema = v.strictObject({});
@@ -89,7 +125,10 @@ export const ShowPricingCalculatorInputSchema = v.strictObject({});
 export const ServiceSchema = v.object({
   id: v.picklist(SERVICE_IDS),
   name: v.string(),
-  kind: v.pipe(v.picklist(['managed service', 'guide', 'playbook', 'programme']), v.description('What the client receives')),
+  kind: v.pipe(
+    v.picklist(['managed service', 'guide', 'playbook', 'programme']),
+    v.description('What the client receives'),
+  ),
   summary: v.string(),
   forWho: v.pipe(v.string(), v.description('Who it is for')),
   includes: v.array(v.string()),
@@ -144,6 +183,6 @@ export type PricingEstimate = v.InferOutput<typeof PricingEstimateSchema>;
 
 /** JSON Schema (2020-12, MCP's default dialect) for a tool's input or output. */
 export function mcpJsonSchema(schema: v.GenericSchema): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = toJsonSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>;
+  const { $schema: _dialect, ...rest } = toJsonSchema(schema, JSON_SCHEMA_CONFIG) as Record<string, unknown>;
   return rest;
 }

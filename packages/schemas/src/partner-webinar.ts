@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { LONG_MAX, emailField, optionalText, requiredText } from './fields.ts';
+import { emailField, LONG_MAX, optionalText, requiredText } from './fields.ts';
 
 export const PartnerWebinarRequestSchema = v.object({
   fullName: requiredText('Full name of the registrant'),

@@ -5,14 +5,15 @@ import {
   ContactRequestSchema,
   ContactUpdateRequestSchema,
   EMAIL_MAX,
+  HONEYPOT_FIELD,
   JOBS,
   LONG_MAX,
   PartnerWebinarRequestSchema,
   RETRY_POLICY,
+  retryDelay,
   SHORT_MAX,
   SUBMISSION_ENDPOINTS,
   UsaSignupRequestSchema,
-  retryDelay,
 } from './index.ts';
 
 function issueOf(schema: v.GenericSchema, input: unknown) {
@@ -33,16 +34,26 @@ describe('request schemas', () => {
       expect(missing.input).toBeUndefined();
       const valid = { name: 'N', role: 'R', fullName: 'F', email: 'x@acme.io', workEmail: 'x@acme.io' };
       const bad = { ...valid, [endpoint.emailField]: 'not-an-email' };
-      expect(issueOf(endpoint.request, bad).type).toBe('email');
+      // EMAIL_PATTERN, the rule /openapi.json states as the field's `pattern`
+      expect(issueOf(endpoint.request, bad).type).toBe('regex');
       expect(v.safeParse(endpoint.request, valid).success).toBe(true);
     }
   });
 
-  it('cap string lengths', () => {
-    expect(issueOf(ContactRequestSchema, { email: `${'a'.repeat(EMAIL_MAX)}@b.co` }).type).toBe('max_length');
-    expect(issueOf(ContactRequestSchema, { email: 'a@b.co', name: 'n'.repeat(SHORT_MAX + 1) }).type).toBe('max_length');
-    expect(issueOf(ContactRequestSchema, { email: 'a@b.co', message: 'm'.repeat(LONG_MAX + 1) }).type).toBe('max_length');
+  it('cap string lengths, in code points as JSON Schema counts maxLength', () => {
+    expect(issueOf(ContactRequestSchema, { email: `${'a'.repeat(EMAIL_MAX)}@b.co` }).type).toBe('max_code_points');
+    expect(issueOf(ContactRequestSchema, { email: 'a@b.co', name: 'n'.repeat(SHORT_MAX + 1) }).type).toBe(
+      'max_code_points',
+    );
+    expect(issueOf(ContactRequestSchema, { email: 'a@b.co', message: 'm'.repeat(LONG_MAX + 1) }).type).toBe(
+      'max_code_points',
+    );
     expect(v.safeParse(ContactRequestSchema, { email: 'a@b.co', message: 'm'.repeat(LONG_MAX) }).success).toBe(true);
+    // 200 emoji are 400 UTF-16 units and 200 code points: within the cap.
+    expect(v.safeParse(ContactRequestSchema, { email: 'a@b.co', name: '😀'.repeat(SHORT_MAX) }).success).toBe(true);
+    expect(issueOf(ContactRequestSchema, { email: 'a@b.co', name: '😀'.repeat(SHORT_MAX + 1) }).type).toBe(
+      'max_code_points',
+    );
   });
 
   it('accept "boolean or string" and "integer or string" in both forms', () => {
@@ -57,11 +68,15 @@ describe('request schemas', () => {
   });
 
   it('type-check booleans and required text', () => {
-    expect(issueOf(UsaSignupRequestSchema, { email: 'a@b.co', already_working_with_influencers: 'yes' }).type).toBe('boolean');
+    expect(issueOf(UsaSignupRequestSchema, { email: 'a@b.co', already_working_with_influencers: 'yes' }).type).toBe(
+      'boolean',
+    );
     expect(issueOf(PartnerWebinarRequestSchema, { workEmail: 'a@b.co' }).path![0]!.key).toBe('fullName');
     expect(issueOf(CareersApplyRequestSchema, { email: 'a@b.co', name: 'N' }).path![0]!.key).toBe('role');
     const cv = { filename: 'cv.txt', contentType: 'text/plain', data: 'aGk=' };
-    expect(issueOf(CareersApplyRequestSchema, { email: 'a@b.co', name: 'N', role: 'R', cvFile: cv }).type).toBe('picklist');
+    expect(issueOf(CareersApplyRequestSchema, { email: 'a@b.co', name: 'N', role: 'R', cvFile: cv }).type).toBe(
+      'picklist',
+    );
   });
 });
 
@@ -71,8 +86,19 @@ describe('job catalog', () => {
   });
 
   it('never lets CV bytes into a careers job', () => {
-    const job = { v: 1, submissionId: 'sub_1', recordId: 'sub_1', kind: 'careers-apply', acceptedAt: new Date().toISOString() };
-    const data = { name: 'N', email: 'a@b.co', role: 'R', cvFile: { filename: 'a.pdf', contentType: 'application/pdf', data: 'JVBERi0=' } };
+    const job = {
+      v: 1,
+      submissionId: 'sub_1',
+      recordId: 'sub_1',
+      kind: 'careers-apply',
+      acceptedAt: new Date().toISOString(),
+    };
+    const data = {
+      name: 'N',
+      email: 'a@b.co',
+      role: 'R',
+      cvFile: { filename: 'a.pdf', contentType: 'application/pdf', data: 'JVBERi0=' },
+    };
     const out = v.parse(JOBS['careers-apply.v1'], { ...job, data });
     expect(out.data).not.toHaveProperty('cvFile');
   });
@@ -95,5 +121,14 @@ describe('retryDelay', () => {
     }
     expect(min / 3_600_000).toBeGreaterThan(2);
     expect(max / 3_600_000).toBeLessThan(5);
+  });
+});
+
+describe('honeypot field', () => {
+  it('is no real field of any endpoint, so a filled one can only be a bot', () => {
+    for (const endpoint of SUBMISSION_ENDPOINTS) {
+      expect('entries' in endpoint.request).toBe(true);
+      expect(Object.keys('entries' in endpoint.request ? endpoint.request.entries : {})).not.toContain(HONEYPOT_FIELD);
+    }
   });
 });

@@ -7,10 +7,25 @@ import { CV_CONTENT_TYPES, CV_MAX_BYTES } from './careers-apply.ts';
  * burst of applications cannot fill Redis.
  */
 export const StagedCvSchema = v.object({
-  key: v.pipe(v.string(), v.regex(/^incoming\/cv\/[\w-]+\.(pdf|doc|docx)$/), v.description('Staging object key, chosen by the gateway')),
-  filename: v.pipe(v.string(), v.minLength(1), v.maxLength(255), v.description("The client's original file name; metadata only")),
+  key: v.pipe(
+    v.string(),
+    v.regex(/^incoming\/cv\/[\w-]+\.(pdf|doc|docx)$/),
+    v.description('Staging object key, chosen by the gateway'),
+  ),
+  filename: v.pipe(
+    v.string(),
+    v.minLength(1),
+    v.maxLength(255),
+    v.description("The client's original file name; metadata only"),
+  ),
   contentType: v.pipe(v.picklist(CV_CONTENT_TYPES), v.description('The type the bytes were checked to be')),
-  size: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(CV_MAX_BYTES), v.description('Decoded size in bytes')),
+  size: v.pipe(
+    v.number(),
+    v.integer(),
+    v.minValue(1),
+    v.maxValue(CV_MAX_BYTES),
+    v.description('Decoded size in bytes'),
+  ),
   sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/), v.description('SHA-256 of the bytes, lower-case hex')),
 });
 export type StagedCv = v.InferOutput<typeof StagedCvSchema>;

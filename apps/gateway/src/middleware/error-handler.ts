@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { ApiError, errorBody, type ErrorStyle } from '../errors.ts';
+import { ApiError, type ErrorStyle, errorBody } from '../errors.ts';
 import type { TooLarge } from './json-body.ts';
 
 /** Routes that answer errors as {error, message} say so before anything can fail. */
@@ -18,8 +18,10 @@ export function errorHandler({ logger, documentation }: { logger: Logger; docume
       await next();
     } catch (err) {
       const error = toApiError(err, ctx.state.tooLarge);
-      if (error.code === 'INTERNAL_ERROR') logger.error({ err, path: ctx.path }, 'request failed');
-      else if (error.code === 'QUEUE_UNAVAILABLE') logger.warn({ err: (err as Error).cause ?? err }, 'queue unavailable');
+      if (error.code === 'INTERNAL_ERROR')
+        logger.error({ err, path: ctx.path, requestId: ctx.state.requestId }, 'request failed');
+      else if (error.code === 'QUEUE_UNAVAILABLE')
+        logger.warn({ err: (err as Error).cause ?? err, requestId: ctx.state.requestId }, 'queue unavailable');
       ctx.status = error.status;
       ctx.set(error.headers);
       ctx.body = errorBody(error, ctx.state.errorStyle ?? 'structured', documentation);
@@ -32,9 +34,12 @@ function toApiError(err: unknown, tooLarge?: TooLarge): ApiError {
   const e = err as { status?: number; type?: string; limit?: number };
   // koa-bodyparser (raw-body, co-body) errors
   if (e.type === 'entity.too.large') {
-    return tooLarge ? new ApiError(tooLarge.code, tooLarge.field ? { field: tooLarge.field } : {}) : new ApiError('PAYLOAD_TOO_LARGE', { detail: `${e.limit} bytes` });
+    return tooLarge
+      ? new ApiError(tooLarge.code, tooLarge.field ? { field: tooLarge.field } : {})
+      : new ApiError('PAYLOAD_TOO_LARGE', { detail: `${e.limit} bytes` });
   }
-  if (e.type === 'entity.parse.failed' || (e.status === 400 && err instanceof SyntaxError)) return new ApiError('INVALID_JSON');
+  if (e.type === 'entity.parse.failed' || (e.status === 400 && err instanceof SyntaxError))
+    return new ApiError('INVALID_JSON');
   if (e.type === 'encoding.unsupported' || e.status === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE');
   if (e.type === 'request.aborted' || e.status === 400) return new ApiError('INVALID_JSON');
   return new ApiError('INTERNAL_ERROR');

@@ -1,5 +1,8 @@
 import type { JobPayload } from '@forms/schemas';
 
+// Which kinds are contacts and which field holds the email are facts of SUBMISSION_ENDPOINTS.
+export { isContactKind, submissionEmail } from '@forms/schemas';
+
 /**
  * A careers CV kept in object storage, as a CRM links it. `key` is what a store keeps; `url` is a GET URL
  * presigned for a short while (made when the job runs) for a CRM that copies attachments by URL; `sha256`
@@ -39,13 +42,13 @@ export class PermanentCrmError extends Error {
   override name = 'PermanentCrmError';
 }
 
-/** The contact kinds: their recordId is the contact id, and they merge into one contact per email. */
-export function isContactKind(kind: JobPayload['kind']): kind is 'contact' | 'contact-update' {
-  return kind === 'contact' || kind === 'contact-update';
-}
-
-/** The email a submission is keyed by (partner-webinar names it `workEmail`). */
-export function submissionEmail(submission: JobPayload): string {
-  const data = submission.data as { email?: string; workEmail?: string };
-  return (data.email ?? data.workEmail ?? '').toLowerCase();
+/**
+ * A submission's place in acceptance order, as text that sorts in that order: the acceptance time in
+ * milliseconds, zero-padded, then the submission id, which breaks ties (ids are ULIDs, sortable by time
+ * too). Both drivers compare these to keep "newer wins, per contact": a field set by a write with a
+ * greater stamp is never overwritten by a write with a smaller one, whatever order they arrive in.
+ */
+export function acceptanceStamp(submission: Pick<JobPayload, 'acceptedAt' | 'submissionId'>): string {
+  const ms = Date.parse(submission.acceptedAt);
+  return `${String(Number.isNaN(ms) ? 0 : ms).padStart(15, '0')}|${submission.submissionId}`;
 }

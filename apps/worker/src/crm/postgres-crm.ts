@@ -1,5 +1,13 @@
 import type { Database } from '../db/database.ts';
-import { isContactKind, submissionEmail, type Crm, type DeliveredSubmission } from './crm.ts';
+import {
+  acceptanceStamp,
+  type Crm,
+  type DeliveredSubmission,
+  isContactKind,
+  PermanentCrmError,
+  submissionEmail,
+} from './crm.ts';
+import { redactValues } from './redact-values.ts';
 
 /**
  * The Postgres CRM: `submissions` gets one row per submission (keyed by its id, so a second delivery is a
@@ -10,40 +18,80 @@ export function createPostgresCrm(db: Database): Crm {
   return {
     name: db.kind,
     async deliver(submission: DeliveredSubmission) {
-      const email = submissionEmail(submission);
-      return db.transaction(async (tx) => {
-        let crmRecordId = submission.recordId;
-        if (isContactKind(submission.kind)) {
-          const { rows } = await tx.query<{ id: string }>(
-            `INSERT INTO contacts (id, email, fields, first_accepted_at, last_accepted_at)
-             VALUES ($1, $2, $3::jsonb, $4, $4)
-             ON CONFLICT (email) DO UPDATE SET
-               fields = CASE WHEN excluded.last_accepted_at >= contacts.last_accepted_at
-                             THEN contacts.fields || excluded.fields
-                             ELSE excluded.fields || contacts.fields END,
-               first_accepted_at = LEAST(contacts.first_accepted_at, excluded.first_accepted_at),
-               last_accepted_at = GREATEST(contacts.last_accepted_at, excluded.last_accepted_at),
-               updated_at = now()
-             RETURNING id`,
-            [submission.recordId, email, JSON.stringify(submission.data), submission.acceptedAt],
-          );
-          crmRecordId = rows[0]!.id;
-        }
-        await tx.query(
-          `INSERT INTO submissions (id, record_id, kind, email, payload, accepted_at,
-                                    cv_key, cv_filename, cv_content_type, cv_size, cv_sha256, cv_upload_failed)
-           VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12)
-           ON CONFLICT (id) DO NOTHING`,
-          [
-            submission.submissionId, submission.recordId, submission.kind, email, JSON.stringify(submission.data), submission.acceptedAt,
-            ...cvColumns(submission),
-          ],
-        );
-        return { crmRecordId };
-      });
+      try {
+        return await write(submission);
+      } catch (err) {
+        throw withoutValues(err, submission);
+      }
     },
     close: () => db.close(),
   };
+
+  async function write(submission: DeliveredSubmission) {
+    const email = submissionEmail(submission);
+    return db.transaction(async (tx) => {
+      let crmRecordId = submission.recordId;
+      if (isContactKind(submission.kind)) {
+        const { rows } = await tx.query<{ id: string }>(
+          // A field is written when no newer write set it ("<=": a replay of the same write changes nothing).
+          `WITH sent AS (SELECT key, value FROM jsonb_each($3::jsonb))
+           INSERT INTO contacts (id, email, fields, field_stamps, first_accepted_at, last_accepted_at)
+           VALUES ($1, $2, $3::jsonb, (SELECT coalesce(jsonb_object_agg(key, $5::text), '{}') FROM sent), $4, $4)
+           ON CONFLICT (email) DO UPDATE SET
+             fields = contacts.fields || (
+               SELECT coalesce(jsonb_object_agg(key, value), '{}') FROM sent
+               WHERE coalesce(contacts.field_stamps ->> key, '') COLLATE "C" <= $5::text COLLATE "C"),
+             field_stamps = contacts.field_stamps || (
+               SELECT coalesce(jsonb_object_agg(key, $5::text), '{}') FROM sent
+               WHERE coalesce(contacts.field_stamps ->> key, '') COLLATE "C" <= $5::text COLLATE "C"),
+             first_accepted_at = LEAST(contacts.first_accepted_at, excluded.first_accepted_at),
+             last_accepted_at = GREATEST(contacts.last_accepted_at, excluded.last_accepted_at),
+             updated_at = now()
+           RETURNING id`,
+          [
+            submission.recordId,
+            email,
+            JSON.stringify(submission.data),
+            submission.acceptedAt,
+            acceptanceStamp(submission),
+          ],
+        );
+        crmRecordId = rows[0]!.id;
+      }
+      await tx.query(
+        `INSERT INTO submissions (id, record_id, kind, email, payload, accepted_at,
+                                    cv_key, cv_filename, cv_content_type, cv_size, cv_sha256, cv_upload_failed)
+           VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12)
+           ON CONFLICT (id) DO NOTHING`,
+        [
+          submission.submissionId,
+          submission.recordId,
+          submission.kind,
+          email,
+          JSON.stringify(submission.data),
+          submission.acceptedAt,
+          ...cvColumns(submission),
+        ],
+      );
+      return { crmRecordId };
+    });
+  }
+}
+
+/**
+ * The error as the worker may log and keep it: the message with the submission's values redacted, and
+ * the SQLSTATE `code`, but none of Postgres' `detail`, `where` or `internalQuery`, which quote the input
+ * (a refused JSON document's `where` starts with the email).
+ */
+function withoutValues(err: unknown, submission: DeliveredSubmission): Error {
+  if (!(err instanceof Error)) return new Error(redactValues(String(err), submission));
+  const code = (err as { code?: unknown }).code;
+  const message = redactValues(err.message, submission);
+  const clean = err instanceof PermanentCrmError ? new PermanentCrmError(message) : new Error(message);
+  if (typeof code === 'string') Object.assign(clean, { code });
+  // The stack's first line repeats the message: keep the frames, with the redacted message.
+  clean.stack = `${clean.name}: ${clean.message}\n${(err.stack ?? '').split('\n').slice(1).join('\n')}`;
+  return clean;
 }
 
 /** The CV columns of a submissions row: the stored object's key and description, or NULLs. */

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
-export type Row = Record<string, unknown>;
-export type Queryable = {
+type Row = Record<string, unknown>;
+type Queryable = {
   query<T extends Row = Row>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
   /** Runs a script of several statements (no parameters). */
   exec(sql: string): Promise<void>;
@@ -14,9 +14,40 @@ export type Database = Queryable & {
   close(): Promise<void>;
 };
 
-/** A real PostgreSQL at `url`, through a small pool. */
-export function openPostgres(url: string, { max = 5 } = {}): Database {
-  const pool = new pg.Pool({ connectionString: url, max });
+type PostgresTimeouts = {
+  /** Bound on opening a connection, and on waiting for a free one in the pool. */
+  connectTimeoutMs?: number;
+  /**
+   * Bound on one statement: the server cancels it (`statement_timeout`), and the client gives up
+   * (`query_timeout`) a little later, for a server that does not answer at all.
+   */
+  queryTimeoutMs?: number;
+};
+
+/**
+ * A real PostgreSQL at `url`, through a small pool. Every call is bounded: a database that accepts
+ * connections and never answers once kept jobs pending for good, and ten of them stopped a worker. A call
+ * that runs out of time rejects with a plain error, which the worker retries on its schedule.
+ */
+export function openPostgres(
+  url: string,
+  { max = 5, connectTimeoutMs = 5_000, queryTimeoutMs = 10_000 }: { max?: number } & PostgresTimeouts = {},
+): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: connectTimeoutMs,
+    statement_timeout: queryTimeoutMs,
+    // The client-side bound, for a server that went silent: later than the server's own, whose error is clearer.
+    query_timeout: queryTimeoutMs + 1_000,
+    // A transaction whose worker died or hung must not hold its row locks for ever.
+    idle_in_transaction_session_timeout: queryTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    // Finds a peer that vanished without closing (a failed-over host) instead of waiting on it.
+    keepAlive: true,
+  });
+  // An idle client's connection dropping is reported here; without a listener it would crash the process.
+  pool.on('error', () => {});
   const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
     query: async (sql, params) => ({ rows: (await client.query(sql, params as unknown[])).rows }),
     exec: async (sql) => {
@@ -28,20 +59,35 @@ export function openPostgres(url: string, { max = 5 } = {}): Database {
     ...wrap(pool),
     async transaction(work) {
       const client = await pool.connect();
+      // Set when the connection can no longer be trusted (a timed-out query may still be running on it).
+      let broken: Error | undefined;
       try {
         await client.query('BEGIN');
         const result = await work(wrap(client));
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
+        // A server's own error (it has a SQLSTATE code) leaves a working connection to roll back. Anything
+        // else (a client-side timeout, a dropped socket) leaves one that may never answer: a ROLLBACK there
+        // would wait out a second timeout, so the connection is dropped instead, which ends the transaction.
+        if (isServerError(err))
+          await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+            broken = rollbackErr;
+          });
+        else broken = err as Error;
         throw err;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
     close: () => pool.end(),
   };
+}
+
+/** An error Postgres itself answered with: it carries a five-character SQLSTATE code. */
+function isServerError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }
 
 /** Embedded Postgres (PGlite): in memory when `dataDir` is undefined, else persisted in that folder. */
@@ -62,6 +108,19 @@ export async function openPglite(dataDir?: string): Promise<Database> {
   };
 }
 
-export async function openDatabase({ databaseUrl, dataDir }: { databaseUrl?: string; dataDir?: string }): Promise<Database> {
-  return databaseUrl ? openPostgres(databaseUrl) : openPglite(dataDir);
+/**
+ * Postgres at `databaseUrl`, else the embedded PGlite. PGlite takes no timeouts: it runs in this process
+ * with one connection, so no network can go silent and no other session can hold a lock it waits on (it
+ * also ignores `statement_timeout`: checked, `pg_sleep(1)` under a 200 ms limit ran its full second).
+ */
+export async function openDatabase({
+  databaseUrl,
+  dataDir,
+  timeouts = {},
+}: {
+  databaseUrl?: string | undefined;
+  dataDir?: string;
+  timeouts?: PostgresTimeouts;
+}): Promise<Database> {
+  return databaseUrl ? openPostgres(databaseUrl, timeouts) : openPglite(dataDir);
 }

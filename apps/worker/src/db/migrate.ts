@@ -14,7 +14,9 @@ const MIGRATION_LOCK = 727_274_001;
 export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
   const applied: string[] = [];
-  await db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+  await db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+  );
   for (const name of files) {
     const sql = await readFile(`${dir}/${name}`, 'utf8');
     await db.transaction(async (tx) => {

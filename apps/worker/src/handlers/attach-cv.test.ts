@@ -1,8 +1,9 @@
+import { freePort } from '@forms/local-services';
+import { createObjectStorage, storageSettings } from '@forms/object-storage';
+import type { JobPayload } from '@forms/schemas';
 import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { createObjectStorage, storageSettings } from '@forms/object-storage';
-import { freePort } from '@forms/local-services';
-import type { JobPayload } from '@forms/schemas';
+import { CvLostError } from '../storage/finalise-cv.ts';
 import { attachCv } from './attach-cv.ts';
 
 const submission = {
@@ -15,9 +16,15 @@ const submission = {
     name: 'Grace',
     email: 'grace@acme.io',
     role: 'Engineer',
-    stagedCv: { key: 'incoming/cv/sub_01test.pdf', filename: 'cv.pdf', contentType: 'application/pdf', size: 10, sha256: 'a'.repeat(64) },
+    stagedCv: {
+      key: 'incoming/cv/sub_01test.pdf',
+      filename: 'cv.pdf',
+      contentType: 'application/pdf',
+      size: 10,
+      sha256: 'a'.repeat(64),
+    },
   },
-} as const satisfies JobPayload<'careers-apply.v1'>;
+} as const satisfies JobPayload<'careers-apply'>;
 
 function job(attemptsMade: number, attempts = 14) {
   return { id: 'sub_01test', attemptsMade, opts: { attempts } } as unknown as Job;
@@ -44,7 +51,13 @@ describe('attachCv', () => {
 
   it('throws while storage is away, so the job retries and the CRM write waits', async () => {
     const storage = await deadStorage();
-    await expect(attachCv(job(0), submission, { storage, urlTtlSeconds: 60 })).rejects.toThrow();
+    // The S3 client's own connection error, not a CvLostError (that would deliver without the CV at once).
+    const away = await attachCv(job(0), submission, { storage, urlTtlSeconds: 60 }).catch((err: unknown) => err);
+    expect(away).toBeInstanceOf(Error);
+    expect(away).not.toBeInstanceOf(CvLostError);
+    expect(String((away as Error & { code?: string }).code ?? (away as Error).message)).toMatch(
+      /ECONNREFUSED|connect/i,
+    );
     await expect(attachCv(job(3), submission, { storage: undefined, urlTtlSeconds: 60 })).rejects.toThrow(/S3_BUCKET/);
     storage.close();
   });

@@ -1,6 +1,6 @@
-import type { Job } from 'bullmq';
 import type { ObjectStorage } from '@forms/object-storage';
 import type { JobPayload } from '@forms/schemas';
+import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { DeliveredSubmission } from '../crm/crm.ts';
 import { CvLostError, finaliseCv, removeStagedCv } from '../storage/finalise-cv.ts';
@@ -38,7 +38,10 @@ export async function attachCv(job: Job, submission: JobPayload, deps: CvDeps): 
   } catch (err) {
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (!(err instanceof CvLostError) && !lastAttempt) throw err;
-    deps.logger?.error({ err, jobId: job.id, stagedKey: staged.key }, 'CV could not be kept; delivering the application without it');
+    deps.logger?.error(
+      { err, jobId: job.id, stagedKey: staged.key },
+      'CV could not be kept; delivering the application without it',
+    );
     return { ...submission, data: { ...submission.data, cvUploadFailed: true } };
   }
 }
@@ -49,6 +52,9 @@ export async function dropStagedCv(submission: DeliveredSubmission, deps: CvDeps
   try {
     await removeStagedCv(deps.storage, submission.data.stagedCv);
   } catch (err) {
-    deps.logger?.warn({ err, stagedKey: submission.data.stagedCv.key }, 'staged CV not removed; a lifecycle rule on incoming/ will');
+    deps.logger?.warn(
+      { err, stagedKey: submission.data.stagedCv.key },
+      'staged CV not removed; a lifecycle rule on incoming/ will',
+    );
   }
 }

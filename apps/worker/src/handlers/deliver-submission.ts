@@ -1,8 +1,8 @@
-import { UnrecoverableError, type Job } from 'bullmq';
-import * as v from 'valibot';
 import { JOBS, type JobName } from '@forms/schemas';
-import { PermanentCrmError, type Crm, type DeliveryResult } from '../crm/crm.ts';
-import { attachCv, dropStagedCv, type CvDeps } from './attach-cv.ts';
+import { type Job, UnrecoverableError } from 'bullmq';
+import * as v from 'valibot';
+import { type Crm, type DeliveryResult, PermanentCrmError } from '../crm/crm.ts';
+import { attachCv, type CvDeps, dropStagedCv } from './attach-cv.ts';
 
 /**
  * Re-parses the job against its catalog schema, then writes it to the CRM. A payload that fails its
@@ -15,7 +15,7 @@ export async function deliverSubmission(job: Job, crm: Crm, cvDeps: CvDeps): Pro
   const parsed = v.safeParse(schema, job.data);
   if (!parsed.success) {
     const issue = parsed.issues[0];
-    const at = issue.path?.map((p) => String(p.key)).join('.') ?? '(root)';
+    const at = v.getDotPath(issue) ?? '(root)';
     throw new UnrecoverableError(`Payload does not match ${job.name}: ${at}: ${issue.message}`);
   }
   // A careers CV is finalised in object storage before the CRM write, so the record links a stored file.
@@ -24,7 +24,8 @@ export async function deliverSubmission(job: Job, crm: Crm, cvDeps: CvDeps): Pro
   try {
     result = await crm.deliver(submission);
   } catch (err) {
-    if (err instanceof PermanentCrmError) throw new UnrecoverableError(`${crm.name} rejected the record: ${err.message}`);
+    if (err instanceof PermanentCrmError)
+      throw new UnrecoverableError(`${crm.name} rejected the record: ${err.message}`);
     throw err;
   }
   await dropStagedCv(submission, cvDeps);

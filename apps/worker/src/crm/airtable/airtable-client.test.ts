@@ -23,44 +23,79 @@ afterAll(() => {
 });
 // A generous timeout for answered requests (a loaded CI machine can take a while over the first one); the
 // timeout test passes its own short one.
-const client = (timeoutMs = 5_000) => createAirtableClient({ apiKey: 'patKey', baseId: 'appBase', endpointUrl, timeoutMs });
+const client = (timeoutMs = 5_000) =>
+  createAirtableClient({ apiKey: 'patKey', baseId: 'appBase', endpointUrl, timeoutMs });
 
 describe('the Airtable client', () => {
   it('sends an upsert with typecast to the endpoint, table name encoded, with the bearer token', async () => {
-    answer = { status: 200, body: JSON.stringify({ records: [{ id: 'rec1', fields: { Email: 'a@b.c' } }], createdRecords: ['rec1'], updatedRecords: [] }) };
+    answer = {
+      status: 200,
+      body: JSON.stringify({
+        records: [{ id: 'rec1', fields: { Email: 'a@b.c' } }],
+        createdRecords: ['rec1'],
+        updatedRecords: [],
+      }),
+    };
     const result = await client().upsert('Webinar Registrations', [{ Email: 'a@b.c' }], ['Email']);
     expect(result.createdRecords).toEqual(['rec1']);
     expect(seen).toEqual({
       method: 'PATCH',
       url: '/v0/appBase/Webinar%20Registrations',
       auth: 'Bearer patKey',
-      body: { performUpsert: { fieldsToMergeOn: ['Email'] }, records: [{ fields: { Email: 'a@b.c' } }], typecast: true },
+      body: {
+        performUpsert: { fieldsToMergeOn: ['Email'] },
+        records: [{ fields: { Email: 'a@b.c' } }],
+        typecast: true,
+      },
     });
   });
 
   it("keeps Airtable's error type and message, and Retry-After", async () => {
-    answer = { status: 422, body: JSON.stringify({ error: { type: 'UNKNOWN_FIELD_NAME', message: 'Unknown field name: "Nope"' } }) };
-    const invalid = await client().upsert('T', [{ Nope: 1 }], ['Email']).catch((e) => e);
+    answer = {
+      status: 422,
+      body: JSON.stringify({ error: { type: 'UNKNOWN_FIELD_NAME', message: 'Unknown field name: "Nope"' } }),
+    };
+    const invalid = await client()
+      .upsert('T', [{ Nope: 1 }], ['Email'])
+      .catch((e) => e);
     expect(invalid).toBeInstanceOf(AirtableApiError);
     expect(invalid.message).toBe('Airtable 422 UNKNOWN_FIELD_NAME: Unknown field name: "Nope"');
 
-    answer = { status: 429, body: JSON.stringify({ errors: [{ error: 'RATE_LIMIT_REACHED', message: 'slow down' }] }), headers: { 'retry-after': '7' } };
-    const limited = await client().upsert('T', [{ A: 1 }], ['A']).catch((e) => e);
+    answer = {
+      status: 429,
+      body: JSON.stringify({ errors: [{ error: 'RATE_LIMIT_REACHED', message: 'slow down' }] }),
+      headers: { 'retry-after': '7' },
+    };
+    const limited = await client()
+      .upsert('T', [{ A: 1 }], ['A'])
+      .catch((e) => e);
     expect([limited.type, limited.retryAfterMs]).toEqual(['RATE_LIMIT_REACHED', 7_000]);
   });
 
   it('gives up on a request that does not answer within its timeout, as a retryable failure', async () => {
     answer = { status: 0, body: '' };
     const started = Date.now();
-    const err = await client(300).upsert('T', [{ A: 1 }], ['A']).catch((e) => e);
+    const err = await client(300)
+      .upsert('T', [{ A: 1 }], ['A'])
+      .catch((e) => e);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(classifyAirtableFailure(err)).toBe('retryable');
   });
 
   it('classifies every failure one way', () => {
     const at = (status: number) => classifyAirtableFailure(new AirtableApiError(status, 'X', 'x', undefined));
-    expect([429, 422, 413, 401, 403, 404, 408, 500, 502, 503].map(at)).toEqual([
-      'rate-limited', 'split', 'split', 'permanent', 'permanent', 'permanent', 'retryable', 'retryable', 'retryable', 'retryable',
+    expect([429, 422, 413, 401, 403, 404, 400, 408, 500, 502, 503].map(at)).toEqual([
+      'rate-limited',
+      'split',
+      'split',
+      'base-fault',
+      'base-fault',
+      'base-fault',
+      'permanent',
+      'retryable',
+      'retryable',
+      'retryable',
+      'retryable',
     ]);
     expect(classifyAirtableFailure(new TypeError('fetch failed'))).toBe('retryable');
   });

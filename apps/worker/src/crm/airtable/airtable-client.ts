@@ -5,10 +5,12 @@
  * and waits 300 s by default before giving up on a request.
  */
 
+import { redactValues } from '../redact-values.ts';
+
 /** Airtable's ceiling on records per create or update request. */
 export const AIRTABLE_MAX_RECORDS_PER_REQUEST = 10;
 
-export type AirtableClientOptions = {
+type AirtableClientOptions = {
   apiKey: string;
   baseId: string;
   /** API origin, as the official client's `endpointUrl`: `https://api.airtable.com` unless overridden. */
@@ -22,7 +24,10 @@ export type UpsertResult = {
   updatedRecords: string[];
 };
 
-/** A non-2xx answer, with Airtable's error type and message kept for the job's failure reason. */
+/**
+ * A non-2xx answer, with Airtable's error type and message kept for the job's failure reason. The message
+ * never holds a value of the records sent (`apiError` redacts them): it is logged and kept on the job.
+ */
 export class AirtableApiError extends Error {
   override name = 'AirtableApiError';
   constructor(
@@ -41,14 +46,18 @@ export class AirtableApiError extends Error {
  * - `rate-limited`: 429; pause the base, resend the same records, spend no attempt.
  * - `split`: the request was refused for its content (422, or 413 too large): one bad record must not hold
  *   back the others, so the batch is split until the bad one stands alone.
- * - `permanent`: other 4xx (bad token, no such base or table): no retry can fix it.
+ * - `base-fault`: 401, 403 or 404: the token, the base or a table is wrong, for every record alike (seen: a
+ *   rotated token sent a whole launch to the failed set on first attempts). Pause the base, keep the jobs
+ *   without spending attempts, say which setting to fix, and probe until a request goes through.
+ * - `permanent`: other 4xx: no retry can fix it.
  * - `retryable`: 5xx, 408, a timeout or a network error: retry on the backoff schedule.
  */
-export type FailureAction = 'rate-limited' | 'split' | 'permanent' | 'retryable';
+type FailureAction = 'rate-limited' | 'split' | 'base-fault' | 'permanent' | 'retryable';
 
 export function classifyAirtableFailure(err: unknown): FailureAction {
   if (!(err instanceof AirtableApiError)) return 'retryable';
   if (err.status === 429) return 'rate-limited';
+  if (err.status === 401 || err.status === 403 || err.status === 404) return 'base-fault';
   if (err.status === 422 || err.status === 413) return 'split';
   if (err.status === 408 || err.status >= 500) return 'retryable';
   return err.status >= 400 ? 'permanent' : 'retryable';
@@ -58,7 +67,12 @@ export type AirtableClient = {
   upsert(table: string, records: Record<string, unknown>[], fieldsToMergeOn: string[]): Promise<UpsertResult>;
 };
 
-export function createAirtableClient({ apiKey, baseId, endpointUrl, timeoutMs }: AirtableClientOptions): AirtableClient {
+export function createAirtableClient({
+  apiKey,
+  baseId,
+  endpointUrl,
+  timeoutMs,
+}: AirtableClientOptions): AirtableClient {
   const origin = endpointUrl.replace(/\/+$/, '');
   return {
     async upsert(table, records, fieldsToMergeOn) {
@@ -69,29 +83,47 @@ export function createAirtableClient({ apiKey, baseId, endpointUrl, timeoutMs }:
         method: 'PATCH',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
         // typecast: Airtable converts strings to the column's type (select options, numbers, checkboxes).
-        body: JSON.stringify({ performUpsert: { fieldsToMergeOn }, records: records.map((fields) => ({ fields })), typecast: true }),
+        body: JSON.stringify({
+          performUpsert: { fieldsToMergeOn },
+          records: records.map((fields) => ({ fields })),
+          typecast: true,
+        }),
         signal: AbortSignal.timeout(timeoutMs),
       });
       const text = await response.text();
-      if (!response.ok) throw apiError(response, text);
+      if (!response.ok) throw apiError(response, text, records);
       return JSON.parse(text) as UpsertResult;
     },
   };
 }
 
-function apiError(response: Response, text: string): AirtableApiError {
+/** Airtable's answer as an error. Its 422 messages quote refused values, so the records' values are redacted. */
+function apiError(response: Response, text: string, records: Record<string, unknown>[]): AirtableApiError {
   let type = 'UNKNOWN';
   let message = text.slice(0, 500);
   try {
     // Airtable answers `{error: {type, message}}`, `{error: "TYPE"}` or, for 429, `{errors: [{error, message}]}`.
-    const body = JSON.parse(text) as { error?: string | { type?: string; message?: string }; errors?: { error?: string; message?: string }[] };
-    const first = typeof body.error === 'object' ? body.error : body.errors?.[0] ? { type: body.errors[0].error, message: body.errors[0].message } : { type: body.error };
+    const body = JSON.parse(text) as {
+      error?: string | { type?: string; message?: string };
+      errors?: { error?: string; message?: string }[];
+    };
+    const first =
+      typeof body.error === 'object'
+        ? body.error
+        : body.errors?.[0]
+          ? { type: body.errors[0].error, message: body.errors[0].message }
+          : { type: body.error };
     type = first?.type ?? type;
     message = first?.message ?? message;
   } catch {
     // not JSON (a proxy's error page): keep the text
   }
-  return new AirtableApiError(response.status, type, message, parseRetryAfter(response.headers.get('retry-after')));
+  return new AirtableApiError(
+    response.status,
+    redactValues(type, records),
+    redactValues(message, records),
+    parseRetryAfter(response.headers.get('retry-after')),
+  );
 }
 
 /** `Retry-After` as seconds or as an HTTP date, in ms; undefined when absent or unreadable. */

@@ -1,10 +1,15 @@
-import { Redis } from 'ioredis';
+import type { RedisSettings } from '@forms/schemas';
 import type { Logger } from 'pino';
+import { createWorkerRedis } from '../../create-worker-redis.ts';
+import type { WorkerMetrics } from '../../worker-metrics.ts';
 import type { Crm } from '../crm.ts';
 import { createAirtableClient } from './airtable-client.ts';
-import { loadAirtableMapping, toAirtableWrite, type AirtableMapping } from './airtable-mapping.ts';
+import { type AirtableMapping, loadAirtableMapping, toAirtableWrite } from './airtable-mapping.ts';
+import { watchBaseFault } from './base-fault.ts';
 import { createBaseRateLimiter } from './base-rate-limiter.ts';
-import { createUpsertBatcher, type BatcherStats } from './upsert-batcher.ts';
+import { countRequests } from './count-requests.ts';
+import { createMergeKeyGuard } from './merge-key-guard.ts';
+import { type BatcherStats, createUpsertBatcher } from './upsert-batcher.ts';
 
 export type AirtableSettings = {
   apiKey: string;
@@ -15,6 +20,8 @@ export type AirtableSettings = {
   /** Pause after a 429 that carries no Retry-After (Airtable's lock-out is 30 s). */
   lockoutMs: number;
   requestTimeoutMs: number;
+  /** After a 401, 403 or 404, how often the paused base is probed (with the request that met it). */
+  faultProbeMs: number;
   /** The mapping file; the shipped `airtable-mapping.json` when undefined. */
   mappingFile: string | undefined;
 };
@@ -23,25 +30,48 @@ export type AirtableCrm = Crm & { stats(): BatcherStats };
 
 /**
  * The Airtable CRM: every submission becomes one upserted record (see `toAirtableWrite`), sent in
- * batched requests at the base's shared rate. It owns one Redis connection, for the rate limit.
+ * batched requests at the base's shared rate. It owns one Redis connection, for the rate limit and the
+ * base's fault state.
  */
 export function createAirtableCrm({
   settings,
-  redisUrl,
+  redis: redisSettings,
+  queueName,
   logger,
   mapping = loadAirtableMapping(settings.mappingFile),
+  metrics,
 }: {
   settings: AirtableSettings;
-  redisUrl: string;
+  redis: RedisSettings;
+  /** The queue whose jobs this driver delivers: its name hash-tags the per-record keys. */
+  queueName: string;
   logger: Logger;
   mapping?: AirtableMapping;
+  metrics?: WorkerMetrics | undefined;
 }): AirtableCrm {
   // Retries forever like the worker's own connection: a Redis restart delays deliveries, it does not fail them.
-  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const redis = createWorkerRedis(redisSettings);
   redis.on('error', (err) => logger.warn({ err: err.message }, 'airtable rate-limit redis error'));
-  const client = createAirtableClient({ ...settings, timeoutMs: settings.requestTimeoutMs });
-  const limiter = createBaseRateLimiter({ redis, baseId: settings.baseId, requestsPerSecond: settings.requestsPerSecond });
-  const batcher = createUpsertBatcher({ client, limiter, lockoutMs: settings.lockoutMs, logger });
+  const client = countRequests(createAirtableClient({ ...settings, timeoutMs: settings.requestTimeoutMs }), {
+    redis,
+    baseId: settings.baseId,
+    metrics,
+  });
+  const limiter = createBaseRateLimiter({
+    redis,
+    baseId: settings.baseId,
+    requestsPerSecond: settings.requestsPerSecond,
+  });
+  const batcher = createUpsertBatcher({
+    client,
+    limiter,
+    lockoutMs: settings.lockoutMs,
+    faultProbeMs: settings.faultProbeMs,
+    baseFault: watchBaseFault({ redis, baseId: settings.baseId, logger }),
+    // Twice the request timeout: a request we gave up on may still land within about that long.
+    guard: createMergeKeyGuard({ redis, queueName, leaseMs: 2 * settings.requestTimeoutMs }),
+    logger,
+  });
   return {
     name: 'airtable',
     deliver: (submission) => batcher.enqueue(toAirtableWrite(submission, mapping), submission.acceptedAt),

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import type { JobPayload } from '@forms/schemas';
+import { describe, expect, it } from 'vitest';
 import type { DeliveredCv, DeliveredSubmission } from '../crm.ts';
 import { loadAirtableMapping, parseAirtableMapping, toAirtableWrite } from './airtable-mapping.ts';
 
@@ -7,18 +7,44 @@ const mapping = loadAirtableMapping();
 const base = { v: 1, recordId: 'con_1', acceptedAt: '2026-01-01T00:00:00.000Z' } as const;
 
 describe('the default mapping', () => {
-  it('merges contacts on their lower-cased email, keeping our ids beside', () => {
-    const write = toAirtableWrite({ ...base, submissionId: 'sub_1', kind: 'contact-update', data: { email: 'Ada@Example.com', pricingTier: 'micro' } } as JobPayload, mapping);
+  it('merges contacts on their email (lower-cased once, by the gateway), keeping our ids beside', () => {
+    const write = toAirtableWrite(
+      {
+        ...base,
+        submissionId: 'sub_1',
+        kind: 'contact-update',
+        data: { email: 'ada@example.com', pricingTier: 'micro' },
+      } as JobPayload,
+      mapping,
+    );
     expect(write).toEqual({
       table: 'Contacts',
       mergeOn: 'Email',
       mergeValue: 'ada@example.com',
-      fields: { Email: 'ada@example.com', 'Pricing Tier': 'micro', 'Submission ID': 'sub_1', 'Record ID': 'con_1', Form: 'contact-update', 'Accepted At': base.acceptedAt },
+      fields: {
+        Email: 'ada@example.com',
+        'Pricing Tier': 'micro',
+        'Submission ID': 'sub_1',
+        'Record ID': 'con_1',
+        Form: 'contact-update',
+        'Accepted At': base.acceptedAt,
+      },
+      // Several submissions write one contact record: the write carries its place in acceptance order.
+      newerWins: { stamp: '001767225600000|sub_1' },
     });
   });
 
   it('merges every other kind on its submission id and leaves absent fields out', () => {
-    const write = toAirtableWrite({ ...base, recordId: 'sub_2', submissionId: 'sub_2', kind: 'partner-webinar', data: { workEmail: 'g@co.example', fullName: 'Grace' } } as JobPayload, mapping);
+    const write = toAirtableWrite(
+      {
+        ...base,
+        recordId: 'sub_2',
+        submissionId: 'sub_2',
+        kind: 'partner-webinar',
+        data: { workEmail: 'g@co.example', fullName: 'Grace' },
+      } as JobPayload,
+      mapping,
+    );
     expect(write.table).toBe('Webinar Registrations');
     expect(write.mergeOn).toBe('Submission ID');
     expect(write.mergeValue).toBe('sub_2');
@@ -39,7 +65,14 @@ describe('the default mapping of careers CVs', () => {
     urlExpiresAt: '2026-01-01T00:15:00.000Z',
   };
   const application = (data: Record<string, unknown>, extra: Partial<DeliveredSubmission> = {}) =>
-    ({ ...base, submissionId: 'sub_cv', recordId: 'sub_cv', kind: 'careers-apply', data: { name: 'Grace', email: 'g@navy.example', role: 'Engineer', ...data }, ...extra }) as DeliveredSubmission;
+    ({
+      ...base,
+      submissionId: 'sub_cv',
+      recordId: 'sub_cv',
+      kind: 'careers-apply',
+      data: { name: 'Grace', email: 'g@navy.example', role: 'Engineer', ...data },
+      ...extra,
+    }) as DeliveredSubmission;
 
   it('attaches the stored CV by its URL and records its key, hash, size and type', () => {
     const write = toAirtableWrite(application({ stagedCv: { key: 'incoming/cv/sub_cv.pdf' } }, { cv }), mapping);
@@ -59,7 +92,11 @@ describe('the default mapping of careers CVs', () => {
 
   it("keeps the applicant's own link apart from the stored file", () => {
     const write = toAirtableWrite(application({ cv: 'https://drive.example/grace' }, { cv }), mapping);
-    expect(write.fields).toMatchObject({ 'CV Link': 'https://drive.example/grace', 'CV Key': 'cv/sub_cv.pdf', CV: [{ url: cv.url }] });
+    expect(write.fields).toMatchObject({
+      'CV Link': 'https://drive.example/grace',
+      'CV Key': 'cv/sub_cv.pdf',
+      CV: [{ url: cv.url }],
+    });
   });
 
   it('sends no CV fields without a stored CV, and ticks CV Upload Failed when it could not be kept', () => {
@@ -81,14 +118,35 @@ describe('the default mapping of careers CVs', () => {
 
 describe('a custom mapping', () => {
   const custom = structuredClone(mapping) as any;
-  custom.kinds['careers-apply'].fields = { ...custom.kinds['careers-apply'].fields, 'cv.url': 'CV File', 'cv.size': 'CV Bytes' };
+  custom.kinds['careers-apply'].fields = {
+    ...custom.kinds['careers-apply'].fields,
+    'cv.url': 'CV File',
+    'cv.size': 'CV Bytes',
+  };
 
   it('reads dotted paths, in the data or at the top of the job (where CV details may travel)', () => {
     const parsed = parseAirtableMapping(custom);
-    const inData = toAirtableWrite({ ...base, submissionId: 's', kind: 'careers-apply', data: { name: 'A', email: 'a@b.example', role: 'R', cv: { url: 'https://cv.example/1', size: 10 } } } as unknown as JobPayload, parsed);
+    const inData = toAirtableWrite(
+      {
+        ...base,
+        submissionId: 's',
+        kind: 'careers-apply',
+        data: { name: 'A', email: 'a@b.example', role: 'R', cv: { url: 'https://cv.example/1', size: 10 } },
+      } as unknown as JobPayload,
+      parsed,
+    );
     expect(inData.fields).toMatchObject({ 'CV File': 'https://cv.example/1', 'CV Bytes': 10 });
     expect(inData.fields).not.toHaveProperty('CV Link'); // an object is never sent as a cell value
-    const atTop = toAirtableWrite({ ...base, submissionId: 's', kind: 'careers-apply', cv: { url: 'https://cv.example/2' }, data: { name: 'A', email: 'a@b.example', role: 'R', cv: 'https://link.example' } } as unknown as JobPayload, parsed);
+    const atTop = toAirtableWrite(
+      {
+        ...base,
+        submissionId: 's',
+        kind: 'careers-apply',
+        cv: { url: 'https://cv.example/2' },
+        data: { name: 'A', email: 'a@b.example', role: 'R', cv: 'https://link.example' },
+      } as unknown as JobPayload,
+      parsed,
+    );
     expect(atTop.fields).toMatchObject({ 'CV File': 'https://cv.example/2', 'CV Link': 'https://link.example' });
   });
 
@@ -110,14 +168,25 @@ describe('a custom mapping', () => {
     expect(parseAirtableMapping(noAttachments).kinds['careers-apply'].attachments).toEqual({});
     const renamed = structuredClone(mapping) as any;
     renamed.kinds['careers-apply'].attachments = { cv: 'Resume' };
-    const write = toAirtableWrite({ ...base, submissionId: 's', kind: 'careers-apply', cv: { url: 'https://cv.example/3', filename: 'r.pdf' }, data: { name: 'A', email: 'a@b.example', role: 'R' } } as unknown as DeliveredSubmission, parseAirtableMapping(renamed));
+    const write = toAirtableWrite(
+      {
+        ...base,
+        submissionId: 's',
+        kind: 'careers-apply',
+        cv: { url: 'https://cv.example/3', filename: 'r.pdf' },
+        data: { name: 'A', email: 'a@b.example', role: 'R' },
+      } as unknown as DeliveredSubmission,
+      parseAirtableMapping(renamed),
+    );
     expect(write.fields.Resume).toEqual([{ url: 'https://cv.example/3', filename: 'r.pdf' }]);
   });
 
   it('is refused when an attachment names no file the worker delivers, or shares its field with another value', () => {
     const unknown = structuredClone(mapping) as any;
     unknown.kinds['careers-apply'].attachments = { resume: 'CV' };
-    expect(() => parseAirtableMapping(unknown, 'm.json')).toThrow(/^Airtable mapping m\.json: kinds\.careers-apply\.attachments\.resume: an attachment names a stored file the worker delivers \(cv\)$/);
+    expect(() => parseAirtableMapping(unknown, 'm.json')).toThrow(
+      /^Airtable mapping m\.json: kinds\.careers-apply\.attachments\.resume: an attachment names a stored file the worker delivers \(cv\)$/,
+    );
     const empty = structuredClone(mapping) as any;
     empty.kinds['careers-apply'].attachments = { cv: ' ' };
     expect(() => parseAirtableMapping(empty)).toThrow(/attachments\.cv: an Airtable field name cannot be empty/);
@@ -126,9 +195,13 @@ describe('a custom mapping', () => {
     expect(() => parseAirtableMapping(notAnObject)).toThrow(/kinds\.careers-apply\.attachments/);
     const clashField = structuredClone(mapping) as any;
     clashField.kinds['careers-apply'].attachments = { cv: 'CV Link' };
-    expect(() => parseAirtableMapping(clashField)).toThrow(/kinds\.careers-apply\.attachments\.cv: field "CV Link" is already written by fields\.cv$/);
+    expect(() => parseAirtableMapping(clashField)).toThrow(
+      /kinds\.careers-apply\.attachments\.cv: field "CV Link" is already written by fields\.cv$/,
+    );
     const clashMeta = structuredClone(mapping) as any;
     clashMeta.kinds['careers-apply'].attachments = { cv: 'Submission ID' };
-    expect(() => parseAirtableMapping(clashMeta)).toThrow(/field "Submission ID" is already written by meta\.submissionId/);
+    expect(() => parseAirtableMapping(clashMeta)).toThrow(
+      /field "Submission ID" is already written by meta\.submissionId/,
+    );
   });
 });

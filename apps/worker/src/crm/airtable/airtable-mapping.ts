@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import * as v from 'valibot';
 import { SUBMISSION_KINDS, type SubmissionKind } from '@forms/schemas';
-import { isContactKind, type DeliveredSubmission } from '../crm.ts';
+import * as v from 'valibot';
+import { acceptanceStamp, type DeliveredSubmission, isContactKind } from '../crm.ts';
 
 /** The mapping shipped with the worker; `AIRTABLE_MAPPING_FILE` points elsewhere. */
 export const DEFAULT_MAPPING_FILE = fileURLToPath(new URL('../../../airtable-mapping.json', import.meta.url));
@@ -14,7 +14,7 @@ const fieldName = v.pipe(v.string(), v.trim(), v.minLength(1, 'an Airtable field
  * puts them there (never the client's `data`), each with a short-lived URL Airtable copies the file from.
  */
 export const ATTACHMENT_SOURCES = ['cv'] as const satisfies readonly (keyof DeliveredSubmission)[];
-export type AttachmentSource = (typeof ATTACHMENT_SOURCES)[number];
+type AttachmentSource = (typeof ATTACHMENT_SOURCES)[number];
 
 const KindMappingSchema = v.object({
   table: v.pipe(v.string(), v.trim(), v.minLength(1, 'a table name cannot be empty')),
@@ -22,7 +22,13 @@ const KindMappingSchema = v.object({
   fields: v.record(v.pipe(v.string(), v.minLength(1)), fieldName),
   /** A stored file → the Airtable attachment field that receives it. */
   attachments: v.optional(
-    v.record(v.picklist(ATTACHMENT_SOURCES, `an attachment names a stored file the worker delivers (${ATTACHMENT_SOURCES.join(', ')})`), fieldName),
+    v.record(
+      v.picklist(
+        ATTACHMENT_SOURCES,
+        `an attachment names a stored file the worker delivers (${ATTACHMENT_SOURCES.join(', ')})`,
+      ),
+      fieldName,
+    ),
     {},
   ),
 });
@@ -35,7 +41,10 @@ const MappingSchema = v.object({
     acceptedAt: v.nullable(fieldName),
   }),
   kinds: v.object(
-    Object.fromEntries(SUBMISSION_KINDS.map((kind) => [kind, KindMappingSchema])) as Record<SubmissionKind, typeof KindMappingSchema>,
+    Object.fromEntries(SUBMISSION_KINDS.map((kind) => [kind, KindMappingSchema])) as Record<
+      SubmissionKind,
+      typeof KindMappingSchema
+    >,
   ),
 });
 
@@ -47,6 +56,11 @@ export type AirtableWrite = {
   mergeOn: string;
   mergeValue: string;
   fields: Record<string, unknown>;
+  /**
+   * Set when several submissions write this one record (contacts: one record per email): this write's
+   * `acceptanceStamp`. The driver then sends only the fields no newer write has set (see MergeKeyGuard).
+   */
+  newerWins?: { stamp: string };
 };
 
 /**
@@ -68,20 +82,23 @@ export function parseAirtableMapping(raw: unknown, source = 'mapping'): Airtable
   const result = v.safeParse(MappingSchema, raw);
   if (!result.success) {
     const issue = result.issues[0];
-    const at = issue.path?.map((p) => String(p.key)).join('.') ?? '(root)';
+    const at = v.getDotPath(issue) ?? '(root)';
     throw new Error(`Airtable mapping ${source}: ${at}: ${issue.message}`);
   }
   const mapping = result.output;
   const mergeFieldOf = new Map<string, string>();
   for (const kind of SUBMISSION_KINDS) {
     const { table, fields } = mapping.kinds[kind];
-    if (isContactKind(kind) && !fields.email) throw new Error(`Airtable mapping ${source}: kinds.${kind}.fields.email is required: contacts merge on it`);
+    if (isContactKind(kind) && !fields.email)
+      throw new Error(`Airtable mapping ${source}: kinds.${kind}.fields.email is required: contacts merge on it`);
     checkAttachmentsStandAlone(mapping, kind, source);
     // One table, one merge field: a request merges on one field list, so kinds sharing a table must agree.
     const mergeOn = mergeFieldFor(mapping, kind);
     const seen = mergeFieldOf.get(table);
     if (seen !== undefined && seen !== mergeOn) {
-      throw new Error(`Airtable mapping ${source}: table "${table}" would merge on both "${seen}" and "${mergeOn}"; give contact kinds a table of their own`);
+      throw new Error(
+        `Airtable mapping ${source}: table "${table}" would merge on both "${seen}" and "${mergeOn}"; give contact kinds a table of their own`,
+      );
     }
     mergeFieldOf.set(table, mergeOn);
   }
@@ -95,12 +112,16 @@ export function parseAirtableMapping(raw: unknown, source = 'mapping'): Airtable
 function checkAttachmentsStandAlone(mapping: AirtableMapping, kind: SubmissionKind, source: string): void {
   const { fields, attachments } = mapping.kinds[kind];
   const writers = new Map<string, string>();
-  for (const [name, airtableName] of Object.entries(mapping.meta)) if (airtableName) writers.set(airtableName, `meta.${name}`);
-  for (const [path, airtableName] of Object.entries(fields)) if (!writers.has(airtableName)) writers.set(airtableName, `fields.${path}`);
+  for (const [name, airtableName] of Object.entries(mapping.meta))
+    if (airtableName) writers.set(airtableName, `meta.${name}`);
+  for (const [path, airtableName] of Object.entries(fields))
+    if (!writers.has(airtableName)) writers.set(airtableName, `fields.${path}`);
   for (const [file, airtableName] of Object.entries(attachments)) {
     const other = writers.get(airtableName);
     if (other !== undefined) {
-      throw new Error(`Airtable mapping ${source}: kinds.${kind}.attachments.${file}: field "${airtableName}" is already written by ${other}`);
+      throw new Error(
+        `Airtable mapping ${source}: kinds.${kind}.attachments.${file}: field "${airtableName}" is already written by ${other}`,
+      );
     }
     writers.set(airtableName, `attachments.${file}`);
   }
@@ -138,8 +159,8 @@ export function toAirtableWrite(submission: DeliveredSubmission, mapping: Airtab
   if (meta.acceptedAt) fields[meta.acceptedAt] = submission.acceptedAt;
 
   const mergeOn = mergeFieldFor(mapping, submission.kind);
-  if (isContactKind(submission.kind)) fields[mergeOn] = String(fields[mergeOn] ?? '').toLowerCase();
-  return { table, mergeOn, mergeValue: String(fields[mergeOn]), fields };
+  const newerWins = isContactKind(submission.kind) ? { stamp: acceptanceStamp(submission) } : undefined;
+  return { table, mergeOn, mergeValue: String(fields[mergeOn]), fields, ...(newerWins ? { newerWins } : {}) };
 }
 
 /**

@@ -3,7 +3,9 @@ import { afterAll, expect, inject, it } from 'vitest';
 import { createBaseRateLimiter } from './base-rate-limiter.ts';
 
 const clients: Redis[] = [];
-afterAll(() => clients.forEach((c) => c.disconnect()));
+afterAll(() => {
+  for (const c of clients) c.disconnect();
+});
 /** Two limiters on two connections stand for two worker processes sharing one base. */
 function limiterPair(baseId: string, requestsPerSecond: number) {
   return [0, 1].map(() => {

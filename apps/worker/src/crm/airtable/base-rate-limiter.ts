@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+import type { WorkerRedis } from '../../create-worker-redis.ts';
 
 /**
  * Reserves the next send slot of a base: slots are `interval` ms apart, shared through Redis by every
@@ -15,7 +15,7 @@ redis.call('SET', KEYS[1], nextFree, 'PX', nextFree - now + 60000)
 return slot - now
 `;
 
-/** Pushes the base's pause end to now + ARGV[1] ms (never earlier than one already set); counts the 429. */
+/** Pushes the base's pause end to now + ARGV[1] ms (never earlier than one already set); counts a 429 when ARGV[2] is 1. */
 const PAUSE = `
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
@@ -23,7 +23,7 @@ local untilMs = now + tonumber(ARGV[1])
 if untilMs > tonumber(redis.call('GET', KEYS[1]) or 0) then
   redis.call('SET', KEYS[1], untilMs, 'PX', tonumber(ARGV[1]) + 60000)
 end
-redis.call('INCR', KEYS[2])
+if ARGV[2] == '1' then redis.call('INCR', KEYS[2]) end
 return untilMs - now
 `;
 
@@ -48,8 +48,8 @@ return 0
 export type BaseRateLimiter = {
   /** Resolves when this process may send one request to the base. Rejects with the signal's reason. */
   acquire(signal?: AbortSignal): Promise<void>;
-  /** After a 429: nobody sends to the base for `ms`. */
-  pause(ms: number): Promise<void>;
+  /** After a 429 (counted) or a base fault (not counted): nobody sends to the base for `ms`. */
+  pause(ms: number, reason?: 'rate-limited' | 'base-fault'): Promise<void>;
   /** 429s counted for this base by every process. */
   rateLimitedCount(): Promise<number>;
 };
@@ -69,7 +69,7 @@ export function createBaseRateLimiter({
   requestsPerSecond,
   keyPrefix = 'airtable',
 }: {
-  redis: Redis;
+  redis: WorkerRedis;
   baseId: string;
   requestsPerSecond: number;
   keyPrefix?: string;
@@ -97,8 +97,9 @@ export function createBaseRateLimiter({
       }
       throw new Error('rate limiter: no slot after 1000 turns');
     },
-    async pause(ms) {
-      await run(PAUSE, [keys.pausedUntil, keys.rateLimited], Math.max(1, Math.round(ms)));
+    async pause(ms, reason = 'rate-limited') {
+      const count429 = reason === 'rate-limited' ? 1 : 0;
+      await run(PAUSE, [keys.pausedUntil, keys.rateLimited], Math.max(1, Math.round(ms)), count429);
     },
     async rateLimitedCount() {
       return Number((await redis.get(keys.rateLimited)) ?? 0);

@@ -8,6 +8,8 @@ export type PendingWrite = {
   acceptedAt: number;
   /** When it was handed to the batcher (this process's clock), to bound how long a small table waits. */
   queuedAt: number;
+  /** Not sent before this time (this process's clock): its record was leased by a request elsewhere. */
+  notBefore?: number;
   resolve(result: DeliveryResult): void;
   reject(err: Error): void;
 };
@@ -37,12 +39,13 @@ export function pickBatch(
   let best: { table: string; ready: PendingWrite[]; oldest: number } | undefined;
   let overdue: typeof best;
   for (const [table, queue] of queues) {
-    const ready = readyWrites(queue, busy, maxRecords);
+    const ready = readyWrites(queue, busy, maxRecords, now);
     if (ready.length === 0) continue;
     const oldest = Math.min(...ready.map((w) => w.queuedAt));
     const candidate = { table, ready, oldest };
     if (now - oldest >= maxWaitMs && (!overdue || oldest < overdue.oldest)) overdue = candidate;
-    if (!best || ready.length > best.ready.length || (ready.length === best.ready.length && oldest < best.oldest)) best = candidate;
+    if (!best || ready.length > best.ready.length || (ready.length === best.ready.length && oldest < best.oldest))
+      best = candidate;
   }
   const chosen = overdue ?? best;
   if (!chosen) return undefined;
@@ -55,20 +58,40 @@ export function pickBatch(
 }
 
 /** True when `pickBatch` would find something to send. */
-export function hasReadyWrite(queues: Map<string, PendingWrite[]>, busy: ReadonlySet<string>): boolean {
-  for (const queue of queues.values()) if (queue.some((w) => !busy.has(mergeKey(w.write)))) return true;
+export function hasReadyWrite(queues: Map<string, PendingWrite[]>, busy: ReadonlySet<string>, now: number): boolean {
+  for (const queue of queues.values()) if (readyWrites(queue, busy, 1, now).length > 0) return true;
   return false;
 }
 
-function readyWrites(queue: PendingWrite[], busy: ReadonlySet<string>, maxRecords: number): PendingWrite[] {
+/** The earliest time a deferred write becomes ready, if any write is deferred. */
+export function nextDeferredAt(queues: Map<string, PendingWrite[]>): number | undefined {
+  let next: number | undefined;
+  for (const queue of queues.values())
+    for (const w of queue)
+      if (w.notBefore !== undefined && (next === undefined || w.notBefore < next)) next = w.notBefore;
+  return next;
+}
+
+function isReady(pending: PendingWrite, busy: ReadonlySet<string>, now: number): boolean {
+  return !busy.has(mergeKey(pending.write)) && (pending.notBefore ?? 0) <= now;
+}
+
+function readyWrites(
+  queue: PendingWrite[],
+  busy: ReadonlySet<string>,
+  maxRecords: number,
+  now: number,
+): PendingWrite[] {
   // Stable sort: equal acceptance times keep arrival order.
   const byAcceptance = [...queue].sort((a, b) => a.acceptedAt - b.acceptedAt);
   const keys = new Set<string>();
   const ready: PendingWrite[] = [];
   for (const pending of byAcceptance) {
     const key = mergeKey(pending.write);
-    if (busy.has(key) || keys.has(key)) continue;
+    // A deferred write still holds its key's place: nothing newer for that key may overtake it here.
+    if (keys.has(key)) continue;
     keys.add(key);
+    if (!isReady(pending, busy, now)) continue;
     ready.push(pending);
     if (ready.length === maxRecords) break;
   }

@@ -1,0 +1,34 @@
+import { tokenMatches } from '@forms/observability';
+import type { Context, Next } from 'koa';
+
+/**
+ * The one credential of the admin surface, ADMIN_TOKEN, presented as a bearer token (Prometheus, curl,
+ * scripts) or as the password of HTTP Basic auth (any user name): a browser cannot add a bearer header
+ * to Bull Board's page loads, but it asks for and resends Basic credentials by itself. Never a cookie.
+ * Compared in constant time. A 401 under /admin/queues carries a Basic challenge so the browser asks.
+ */
+export function requireAdminToken(token: string) {
+  return async function requireAdminToken(ctx: Context, next: Next) {
+    if (tokenMatches(presentedToken(ctx.get('authorization')), token)) return next();
+    ctx.status = 401;
+    ctx.set(
+      'WWW-Authenticate',
+      ctx.path.startsWith('/admin/queues')
+        ? 'Basic realm="forms admin", charset="UTF-8"'
+        : 'Bearer realm="forms admin"',
+    );
+    ctx.body = { error: 'UNAUTHORIZED', message: 'The admin surface needs ADMIN_TOKEN (Authorization: Bearer …).' };
+  };
+}
+
+function presentedToken(header: string): string | undefined {
+  const [scheme, value] = header.split(' ', 2);
+  if (!value) return undefined;
+  if (/^bearer$/i.test(scheme!)) return value.trim();
+  if (/^basic$/i.test(scheme!)) {
+    const decoded = Buffer.from(value.trim(), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon >= 0 ? decoded.slice(colon + 1) : undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,54 @@
+import type { Queue } from 'bullmq';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { withRedisDeadline } from './redis-deadline.ts';
+
+const QUEUE_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed'] as const;
+
+/**
+ * The gateway's Prometheus metrics, one registry per app. Request-path metrics are in-memory observations
+ * (a counter and a histogram per request, no Redis call); queue depth is read from Redis only when
+ * Prometheus scrapes (one bounded getJobCounts per scrape, whatever the traffic).
+ */
+export function createGatewayMetrics({ queue, timeoutMs }: { queue: Queue; timeoutMs: number }) {
+  const registry = new Registry();
+  registry.setDefaultLabels({ app: 'gateway' });
+  collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: 'forms_queue_jobs',
+    help: 'Jobs in the queue by state, read from Redis at scrape time',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      try {
+        const counts = await withRedisDeadline(queue.getJobCounts(...QUEUE_STATES), timeoutMs);
+        for (const state of QUEUE_STATES) this.set({ state }, counts[state] ?? 0);
+      } catch {
+        // Redis away: the series go stale rather than lie; readyz and the 503 counts say why.
+      }
+    },
+  });
+  return {
+    registry,
+    requests: new Counter({
+      name: 'forms_http_requests_total',
+      help: 'HTTP requests answered, by route (the matched pattern), method and status',
+      labelNames: ['route', 'method', 'status'] as const,
+      registers: [registry],
+    }),
+    requestDuration: new Histogram({
+      name: 'forms_http_request_duration_seconds',
+      help: 'Time to answer, by route and method; for submission routes this is the ack latency',
+      labelNames: ['route', 'method'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    enqueueDuration: new Histogram({
+      name: 'forms_enqueue_duration_seconds',
+      help: 'Time Redis took to confirm a submission job (queue.add), successful adds only',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [registry],
+    }),
+  };
+}
+
+export type GatewayMetrics = ReturnType<typeof createGatewayMetrics>;

@@ -1,0 +1,18 @@
+import type { Context, Next } from 'koa';
+import { ApiError } from '../errors.ts';
+
+// RFC 3986: an IP literal or a reg-name, then an optional port.
+const HOST = /^(?:\[[\dA-Fa-f:.]+\]|[\w\-.~!$&'()*+,;=%]+)(?::\d{0,5})?$/;
+
+/**
+ * A request whose Host header is not a host[:port] is a 400, as RFC 9112 (section 3.2) asks. Node's HTTP
+ * parser lets one through, and anything that builds a URL from it throws (`Host: bad host` made /api/mcp a
+ * 500). Used on the routes that act on a body; no route builds links from Host (they use PUBLIC_BASE_URL).
+ */
+export function validHost() {
+  return async function validHost(ctx: Context, next: Next) {
+    const host = ctx.get('host');
+    if (host !== '' && !(HOST.test(host) && URL.canParse(`http://${host}/`))) throw new ApiError('INVALID_HOST');
+    await next();
+  };
+}

@@ -1,0 +1,190 @@
+import type { ObjectStorage } from '@forms/object-storage';
+import {
+  type CareersApplyRequestOutput,
+  type JobData,
+  type SubmissionEndpoint,
+  submissionEmail,
+  toJobPayload,
+} from '@forms/schemas';
+import type { Logger } from 'pino';
+import type { GatewayConfig } from '../config.ts';
+import { ApiError } from '../errors.ts';
+import type { GatewayMetrics } from '../gateway-metrics.ts';
+import type { AbuseCounters } from './abuse-counters.ts';
+import { claimSubmission, markIdempotencyDone } from './claim-submission.ts';
+import { careersJobData } from './cv/careers-job-data.ts';
+import { checkCvEnvelope } from './cv/check-cv-envelope.ts';
+import { decodeCv } from './cv/decode-cv.ts';
+import { honeypotFilled } from './honeypot.ts';
+import { bodyFingerprint } from './idempotency-key.ts';
+import { newId } from './ids.ts';
+import type { Enqueue, ProducerRedis } from './queue.ts';
+import type { RateLimit } from './rate-limit.ts';
+import type { SubmissionKeys } from './submission-keys.ts';
+import { parseOrThrow } from './validate.ts';
+import { isWorkEmail } from './work-email.ts';
+
+export type SubmissionDeps = {
+  config: GatewayConfig;
+  redis: ProducerRedis;
+  enqueue: Enqueue;
+  keys: SubmissionKeys;
+  counters: AbuseCounters;
+  rateLimit: RateLimit;
+  storage?: ObjectStorage | undefined;
+  logger?: Logger | undefined;
+  metrics?: GatewayMetrics | undefined;
+};
+
+/** What the request brings besides its body. */
+export type SubmissionRequest = {
+  body: unknown;
+  /** The checked Idempotency-Key header, if sent. */
+  idempotencyKey: string | undefined;
+  /** The client's address (`ctx.ip`), for the per-client limit. */
+  ip: string;
+  /** The request's X-Request-Id, carried in the job so one grep follows a submission end to end. */
+  requestId?: string | undefined;
+};
+
+/** The facts an answer is made of: the same for a first request and for its idempotent retries. */
+type Outcome = { submissionId: string; recordId: string; known: boolean; cvUploadFailed: boolean };
+
+/**
+ * Validate, normalise, check the limit and the honeypot, claim ids, enqueue, answer: the whole request path
+ * of a submission.
+ *
+ * With an Idempotency-Key, the key is claimed in the same script as the contact id, with the ids the
+ * answer carries. A retry finds them: once the job was confirmed it gets the same answer and nothing is
+ * added; before that (a 503 or a timeout in between) the job is added again under the same job id, which
+ * BullMQ ignores if the first add did land. Either way the key ends with exactly one job.
+ */
+export async function acceptSubmission(deps: SubmissionDeps, endpoint: SubmissionEndpoint, req: SubmissionRequest) {
+  const { config } = deps;
+  // A client Redis already refused in this window is refused again here, before its body costs anything.
+  const rateLimit = deps.rateLimit.forClient(req.ip);
+  const waitMs = rateLimit && deps.rateLimit.waitFor(rateLimit.client);
+  if (waitMs) throw rateLimited(deps, waitMs);
+  // Narrowing on the kind types the parsed body by its own endpoint's schema, so the payload needs no cast.
+  let parsed: { careers: CareersApplyRequestOutput } | { other: JobData };
+  if (endpoint.kind === 'careers-apply') {
+    checkCvEnvelope(req.body);
+    parsed = { careers: lowerCaseEmail(endpoint, parseOrThrow(endpoint.request, req.body)) };
+  } else {
+    parsed = { other: lowerCaseEmail(endpoint, parseOrThrow(endpoint.request, req.body)) };
+  }
+  const request = 'careers' in parsed ? parsed.careers : parsed.other;
+  const email = submissionEmail({ kind: endpoint.kind, data: request });
+  const workEmail = isWorkEmail(email);
+  if (endpoint.workEmailOnly && !workEmail) throw new ApiError('WORK_EMAIL_REQUIRED', { field: endpoint.emailField });
+  // A CV is checked before anything is claimed: a bad one is a 4xx that leaves no idempotency record behind.
+  const cvFile = 'careers' in parsed ? parsed.careers.cvFile : undefined;
+  const checkedCv = cvFile ? await decodeCv(cvFile) : undefined;
+
+  if (honeypotFilled(req.body)) {
+    // A bot: the same answer a person gets, made of fresh ids that name nothing; nothing is claimed or queued.
+    deps.counters.honeypotDropped++;
+    const submissionId = newId('sub');
+    const fake = { submissionId, recordId: endpoint.contact ? newId('con') : submissionId };
+    return answer(deps, endpoint, request, workEmail, { ...fake, known: false, cvUploadFailed: false });
+  }
+
+  let submissionId = newId('sub');
+  let acceptedAt = new Date().toISOString();
+  const idempotency = req.idempotencyKey
+    ? { key: req.idempotencyKey, fingerprint: bodyFingerprint(endpoint.path, request) }
+    : undefined;
+  const claim =
+    endpoint.contact || idempotency || rateLimit
+      ? await claimSubmission(
+          deps.redis,
+          deps.keys,
+          {
+            submissionId,
+            acceptedAt,
+            contact: endpoint.contact
+              ? { email, candidateId: newId('con'), ttlSeconds: config.contactIndexTtlSeconds }
+              : undefined,
+            idempotency,
+            rateLimit,
+          },
+          config.enqueueTimeoutMs,
+        )
+      : undefined;
+  let outcome: Outcome = { submissionId, recordId: submissionId, known: false, cvUploadFailed: false };
+  if (claim?.kind === 'limited') {
+    if (rateLimit) deps.rateLimit.refused(rateLimit.client, claim.retryAfterMs);
+    throw rateLimited(deps, claim.retryAfterMs);
+  }
+  if (claim?.kind === 'new') outcome = { ...outcome, recordId: claim.recordId, known: claim.known };
+  if (claim?.kind === 'replay') {
+    const first = claim.record;
+    if (first.fingerprint !== idempotency?.fingerprint) throw new ApiError('IDEMPOTENCY_KEY_REUSED');
+    outcome = first;
+    if (first.done) return answer(deps, endpoint, request, workEmail, outcome);
+    // Not confirmed yet: add it again under the first request's ids (a no-op if its add did land).
+    submissionId = first.submissionId;
+    acceptedAt = first.acceptedAt;
+  }
+
+  const data: JobData =
+    'careers' in parsed ? await careersJobData(deps, submissionId, parsed.careers, checkedCv) : parsed.other;
+  outcome.cvUploadFailed = 'cvUploadFailed' in data && !!data.cvUploadFailed;
+  const started = performance.now();
+  await deps.enqueue(
+    toJobPayload(endpoint.kind, data, {
+      submissionId,
+      recordId: outcome.recordId,
+      acceptedAt,
+      ...(req.requestId ? { requestId: req.requestId } : {}),
+    }),
+  );
+  deps.metrics?.enqueueDuration.observe((performance.now() - started) / 1000);
+  if (idempotency) {
+    // The job is confirmed; if this mark fails, a retry merely adds it again under the same id (a no-op).
+    await markIdempotencyDone(deps.redis, deps.keys, idempotency.key, outcome, config.enqueueTimeoutMs).catch((err) =>
+      deps.logger?.debug({ err }, 'idempotency record not marked done'),
+    );
+  }
+  return answer(deps, endpoint, request, workEmail, outcome);
+}
+
+function rateLimited({ counters }: SubmissionDeps, retryAfterMs: number): ApiError {
+  counters.rateLimited++;
+  return new ApiError('RATE_LIMITED', {
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+  });
+}
+
+function answer(
+  { config }: SubmissionDeps,
+  endpoint: SubmissionEndpoint,
+  request: object,
+  workEmail: boolean,
+  outcome: Outcome,
+) {
+  const base = { success: true, message: endpoint.thanks };
+  switch (endpoint.responseName) {
+    case 'ContactResponse':
+      return { ...base, recordId: outcome.recordId, isWorkEmail: workEmail };
+    case 'ContactUpdateResponse':
+      return {
+        ...base,
+        recordId: outcome.recordId,
+        updated: outcome.known,
+        debug: { fieldsWritten: Object.keys(request), baseId: config.crmBaseId },
+      };
+    case 'CareersApplyResponse':
+      return { ...base, recordId: outcome.submissionId, cvUploadFailed: outcome.cvUploadFailed };
+    case 'SignupResponse':
+      return { ...base, recordId: outcome.submissionId };
+    case 'BasicSignupResponse':
+      return base;
+  }
+}
+
+/** Emails are lower-cased here, once: the contact index, the job and every CRM see the same address. */
+function lowerCaseEmail<T extends object>(endpoint: SubmissionEndpoint, data: T): T {
+  const field = endpoint.emailField as keyof T;
+  return { ...data, [field]: String(data[field]).toLowerCase() };
+}

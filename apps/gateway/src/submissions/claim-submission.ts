@@ -1,0 +1,159 @@
+import type { Cluster, Redis } from 'ioredis';
+import { withRedisDeadline } from '../redis-deadline.ts';
+import type { SubmissionKeys } from './submission-keys.ts';
+
+/** What the first request with an Idempotency-Key recorded, as a retry finds it. */
+export type IdempotencyRecord = {
+  fingerprint: string;
+  submissionId: string;
+  recordId: string;
+  acceptedAt: string;
+  known: boolean;
+  /** True once Redis confirmed the job; until then a retry adds it again under the same job id. */
+  done: boolean;
+  cvUploadFailed: boolean;
+};
+
+export type Claim =
+  | { kind: 'new'; recordId: string; known: boolean }
+  | { kind: 'replay'; record: IdempotencyRecord }
+  | { kind: 'limited'; retryAfterMs: number };
+
+// One script, so everything a submission claims costs one round trip and is atomic:
+// 1. the client's count in its rate-limit window (a fixed window, as rate-limiter-flexible's
+//    RateLimiterRedis keeps it: INCR, expiry set on the window's first request); over the limit, the
+//    answer is `limited` with the window's remaining time, and nothing else is claimed;
+// 2. an Idempotency-Key already recorded answers its record and claims nothing more;
+// 3. a contact kind claims the email's contact id (SET NX GET: two gateways racing on a new email agree),
+//    and renews the index entry's TTL when the email was known;
+// 4. the Idempotency-Key is recorded with the ids the answer will carry, marked not done.
+// KEYS: [rate key][idempotency key][contact key], as ARGV[1] ('r', 'i', 'c', in that order) says.
+const CLAIM_SCRIPT = `
+local mode, n = ARGV[1], 0
+local rate, idem, contact
+if string.find(mode, 'r', 1, true) then n = n + 1; rate = KEYS[n] end
+if string.find(mode, 'i', 1, true) then n = n + 1; idem = KEYS[n] end
+if string.find(mode, 'c', 1, true) then n = n + 1; contact = KEYS[n] end
+if rate then
+  local used = redis.call('INCR', rate)
+  if used == 1 then redis.call('PEXPIRE', rate, ARGV[9]) end
+  if used > tonumber(ARGV[8]) then
+    local left = redis.call('PTTL', rate)
+    if left < 0 then redis.call('PEXPIRE', rate, ARGV[9]); left = tonumber(ARGV[9]) end
+    return {'limited', tostring(left)}
+  end
+end
+if idem then
+  local prior = redis.call('HMGET', idem, 'f', 's', 'r', 'a', 'u', 'd', 'c')
+  if prior[1] then return {'replay', prior[1], prior[2], prior[3], prior[4], prior[5], prior[6], prior[7] or '0'} end
+end
+local recordId, known = ARGV[3], '0'
+if contact then
+  local previous = redis.call('SET', contact, ARGV[4], 'NX', 'GET', 'EX', ARGV[6])
+  if previous then
+    recordId, known = previous, '1'
+    redis.call('EXPIRE', contact, ARGV[6])
+  else
+    recordId = ARGV[4]
+  end
+end
+if idem then
+  redis.call('HSET', idem, 'f', ARGV[2], 's', ARGV[3], 'r', recordId, 'a', ARGV[5], 'u', known, 'd', '0')
+  redis.call('EXPIRE', idem, ARGV[7])
+end
+return {'new', recordId, known}
+`;
+
+// One slot on a cluster: every key it touches starts with the queue's hash-tagged prefix (submission-keys.ts).
+type ClaimingRedis = (Redis | Cluster) & {
+  claimSubmission(numKeys: number, ...args: string[]): Promise<string[]>;
+};
+
+function withClaimCommand(redis: Redis | Cluster): ClaimingRedis {
+  if (!('claimSubmission' in redis)) redis.defineCommand('claimSubmission', { lua: CLAIM_SCRIPT });
+  return redis as ClaimingRedis;
+}
+
+/** Idempotency records are kept a day: long enough for any client's retries, short enough to bound them. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+
+/**
+ * Claims what a submission needs before its job is added: a place in its client's rate-limit window (when
+ * the limit is on), its contact id (contact kinds) and its Idempotency-Key (when sent). Returns `limited`
+ * over the limit, `replay` with the first request's record when the key is known.
+ */
+export async function claimSubmission(
+  redis: Redis | Cluster,
+  keys: SubmissionKeys,
+  claim: {
+    submissionId: string;
+    acceptedAt: string;
+    /** The lower-cased email and a fresh contact id to claim for it; contact kinds only. */
+    contact?: { email: string; candidateId: string; ttlSeconds: number } | undefined;
+    idempotency?: { key: string; fingerprint: string } | undefined;
+    /** The hashed client address and its allowance; absent when the limit is off. */
+    rateLimit?: { client: string; requests: number; windowMs: number } | undefined;
+  },
+  timeoutMs: number,
+): Promise<Claim> {
+  const { contact, idempotency, rateLimit } = claim;
+  const keyNames = [
+    ...(rateLimit ? [keys.rateLimit(rateLimit.client)] : []),
+    ...(idempotency ? [keys.idempotency(idempotency.key)] : []),
+    ...(contact ? [keys.contact(contact.email)] : []),
+  ];
+  const mode = `${rateLimit ? 'r' : ''}${idempotency ? 'i' : ''}${contact ? 'c' : ''}`;
+  const reply = await withRedisDeadline(
+    withClaimCommand(redis).claimSubmission(
+      keyNames.length,
+      ...keyNames,
+      mode,
+      idempotency?.fingerprint ?? '',
+      claim.submissionId,
+      contact?.candidateId ?? '',
+      claim.acceptedAt,
+      String(contact?.ttlSeconds ?? 0),
+      String(IDEMPOTENCY_TTL_SECONDS),
+      String(rateLimit?.requests ?? 0),
+      String(rateLimit?.windowMs ?? 0),
+    ),
+    timeoutMs,
+  );
+  if (reply[0] === 'new') return { kind: 'new', recordId: reply[1]!, known: reply[2] === '1' };
+  if (reply[0] === 'limited') return { kind: 'limited', retryAfterMs: Number(reply[1]) };
+  const [, fingerprint, submissionId, recordId, acceptedAt, known, done, cvUploadFailed] = reply as string[];
+  return {
+    kind: 'replay',
+    record: {
+      fingerprint: fingerprint!,
+      submissionId: submissionId!,
+      recordId: recordId!,
+      acceptedAt: acceptedAt!,
+      known: known === '1',
+      done: done === '1',
+      cvUploadFailed: cvUploadFailed === '1',
+    },
+  };
+}
+
+/**
+ * Marks an Idempotency-Key's job as confirmed by Redis, so later retries answer without adding it again.
+ * `EXPIRE … NX` gives the record its day back only if it expired in between and HSET made it anew.
+ */
+export async function markIdempotencyDone(
+  redis: Redis | Cluster,
+  keys: SubmissionKeys,
+  key: string,
+  { cvUploadFailed }: { cvUploadFailed: boolean },
+  timeoutMs: number,
+): Promise<void> {
+  const name = keys.idempotency(key);
+  await withRedisDeadline(
+    redis
+      .multi()
+      .hset(name, 'd', '1', 'c', cvUploadFailed ? '1' : '0')
+      .expire(name, IDEMPOTENCY_TTL_SECONDS, 'NX')
+      .exec(),
+    timeoutMs,
+  );
+}

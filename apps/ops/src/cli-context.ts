@@ -1,0 +1,71 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { OpsConfig } from './config.ts';
+import type { JobFilter } from './job-filter.ts';
+import { type OpenQueue, openQueue } from './open-queue.ts';
+import { parseTime } from './parse-time.ts';
+
+/** What every command gets: configuration read once, the streams, and whether a person is watching. */
+export type CliContext = {
+  config: () => OpsConfig;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  now: () => number;
+};
+
+export type FilterOptions = { kind?: string; error?: string; code?: string; since?: number; until?: number };
+
+/** The filter flags `failed`, `replay` and `purge` share. */
+export function withFilterOptions(command: Command, now: () => number): Command {
+  const time = (value: string) => parseTime(value, now());
+  return command
+    .option('--kind <kind>', 'only this kind of submission (contact, careers-apply, …)')
+    .option('--error <text>', 'only failures whose last error contains this text (any case)')
+    .option('--code <code>', 'only this CRM error code or HTTP status (INVALID_VALUE_FOR_COLUMN, 422, 503)')
+    .option(
+      '--since <time>',
+      'only jobs that failed at or after this time or this long ago (2026-11-23T09:00Z, 2h)',
+      time,
+    )
+    .option('--until <time>', 'only jobs that failed at or before this time or this long ago', time);
+}
+
+export function toFilter(options: FilterOptions): JobFilter {
+  return { kind: options.kind, error: options.error, code: options.code, since: options.since, until: options.until };
+}
+
+export function hasFilter(options: FilterOptions): boolean {
+  return Object.values(toFilter(options)).some((value) => value !== undefined);
+}
+
+export const jsonOption = () => new Option('--json', 'print one JSON document on stdout instead of text');
+
+export function positiveInt(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a whole number above 0');
+  return Number(value);
+}
+
+/** Opens the queue for one command and always closes it, so the process can exit. */
+export async function withQueue<T>(ctx: CliContext, work: (open: OpenQueue) => Promise<T>): Promise<T> {
+  const open = await openQueue(ctx.config());
+  try {
+    return await work(open);
+  } finally {
+    await open.close();
+  }
+}
+
+export function print(ctx: CliContext, text: string) {
+  ctx.stdout.write(`${text}\n`);
+}
+
+export function printJson(ctx: CliContext, value: unknown) {
+  ctx.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Usage errors found after parsing (exit 2), e.g. a command given nothing to act on. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export { Command };

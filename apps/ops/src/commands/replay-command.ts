@@ -1,0 +1,135 @@
+import type { Job, Queue } from 'bullmq';
+import {
+  type CliContext,
+  Command,
+  type FilterOptions,
+  hasFilter,
+  jsonOption,
+  print,
+  printJson,
+  toFilter,
+  UsageError,
+  withFilterOptions,
+  withQueue,
+} from '../cli-context.ts';
+import { findSubmissions } from '../find-submissions.ts';
+import { forEachFailedJob } from '../for-each-failed-job.ts';
+import { startProgress } from '../progress.ts';
+
+type Options = FilterOptions & { json?: boolean; dryRun?: boolean; all?: boolean };
+type Candidate = { id: string; acceptedAt: string };
+
+/**
+ * `ops replay`: moves failed jobs back to the queue with BullMQ's own `job.retry('failed')`. The job keeps
+ * its id (the submission id) and payload, so it goes through the same worker, handler and CRM rate limiter
+ * as live traffic (a replay can never outpace the CRM's limit), and every CRM write is an upsert, so a job
+ * replayed twice, or replayed after it was delivered, leaves one record. Attempts start again from zero: a
+ * replayed job gets the whole retry schedule, so a blip during the replay does not fail it again at once.
+ */
+export function replayCommand(ctx: CliContext): Command {
+  return withFilterOptions(new Command('replay'), ctx.now)
+    .description('re-queue failed jobs (by id, by filter, or --all); safe to run twice')
+    .argument('[ids...]', 'submission ids or recordIds to replay (instead of a filter)')
+    .option('--all', 'every failed job (same as a --since far back)')
+    .option('--dry-run', 'say what would be replayed, change nothing')
+    .addOption(jsonOption())
+    .action(async (ids: string[], options: Options) => {
+      if (ids.length > 0 && hasFilter(options)) throw new UsageError('give ids or filter flags, not both');
+      if (ids.length === 0 && !hasFilter(options) && !options.all)
+        throw new UsageError('say what to replay: ids, a filter (--since 2h, --code 422, …) or --all');
+      const result = await withQueue(ctx, async ({ queue, redis }) => {
+        const missing: string[] = [];
+        const skipped: { id: string; state: string }[] = [];
+        const candidates: Candidate[] = [];
+        if (ids.length > 0) {
+          for (const id of ids) {
+            const jobs = await findSubmissions(queue, redis, id);
+            if (jobs.length === 0) missing.push(id);
+            for (const job of jobs) {
+              const state = await job.getState();
+              if (state === 'failed') candidates.push(candidateOf(job));
+              else skipped.push({ id: String(job.id), state });
+            }
+          }
+        } else {
+          await forEachFailedJob(queue, toFilter(options), (job) => candidates.push(candidateOf(job)));
+        }
+        // Oldest accepted first: the order they were meant to reach the CRM in.
+        candidates.sort((a, b) => a.acceptedAt.localeCompare(b.acceptedAt));
+        if (options.dryRun)
+          return {
+            dryRun: true,
+            replayed: [] as string[],
+            wouldReplay: candidates.map((c) => c.id),
+            skipped,
+            missing,
+            errors: [] as { id: string; error: string }[],
+          };
+        const replayed: string[] = [];
+        const errors: { id: string; error: string }[] = [];
+        const progress = startProgress({ label: 'replay', total: candidates.length, stream: ctx.stderr });
+        for (const { id } of candidates) {
+          const outcome = await replayOne(queue, id);
+          if (outcome.kind === 'replayed') replayed.push(id);
+          else if (outcome.kind === 'missing') missing.push(id);
+          else if (outcome.kind === 'skipped') skipped.push({ id, state: outcome.state });
+          else errors.push({ id, error: outcome.error });
+          progress.tick();
+        }
+        progress.stop();
+        return { dryRun: false, replayed, skipped, missing, errors };
+      });
+      const { errors } = result;
+      if (errors.length > 0) process.exitCode = 1;
+      const summary = {
+        replayed: result.replayed.length,
+        skipped: result.skipped.length,
+        missing: result.missing.length,
+        errors: errors.length,
+      };
+      if (options.json)
+        return printJson(ctx, {
+          dryRun: result.dryRun,
+          ...summary,
+          ...(result.dryRun ? { wouldReplay: (result as { wouldReplay: string[] }).wouldReplay } : {}),
+          ids: { replayed: result.replayed, skipped: result.skipped, missing: result.missing, errors },
+        });
+      if (result.dryRun) {
+        const would = (result as { wouldReplay: string[] }).wouldReplay;
+        print(ctx, `dry run: would replay ${would.length}, skip ${summary.skipped}, ${summary.missing} missing`);
+        for (const id of would.slice(0, 20)) print(ctx, `  ${id}`);
+        if (would.length > 20) print(ctx, `  … and ${would.length - 20} more`);
+        return;
+      }
+      print(
+        ctx,
+        `replayed ${summary.replayed}, skipped ${summary.skipped}, missing ${summary.missing}, errors ${summary.errors}`,
+      );
+      for (const { id, state } of result.skipped) print(ctx, `  skipped ${id}: ${state}, not failed`);
+      for (const id of result.missing) print(ctx, `  missing ${id}: no such submission in the queue`);
+      for (const { id, error } of errors) print(ctx, `  error ${id}: ${error}`);
+    });
+}
+
+function candidateOf(job: Job): Candidate {
+  return { id: String(job.id), acceptedAt: (job.data as { acceptedAt?: string })?.acceptedAt ?? '' };
+}
+
+/** One job back to waiting, only if it is still failed: a concurrent replay or purge makes it a skip. */
+type Outcome =
+  | { kind: 'replayed' }
+  | { kind: 'missing' }
+  | { kind: 'skipped'; state: string }
+  | { kind: 'error'; error: string };
+
+async function replayOne(queue: Queue, id: string): Promise<Outcome> {
+  const job = await queue.getJob(id);
+  if (!job) return { kind: 'missing' };
+  try {
+    await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    return { kind: 'replayed' };
+  } catch (err) {
+    const state = await job.getState().catch(() => 'unknown');
+    return state === 'failed' ? { kind: 'error', error: (err as Error).message } : { kind: 'skipped', state };
+  }
+}

@@ -1,0 +1,63 @@
+import { maskPii, scrubPii } from '@forms/observability';
+import { toSubmissionStatus } from '@forms/schemas';
+import { type CliContext, Command, jsonOption, print, printJson, withQueue } from '../cli-context.ts';
+import { findSubmissions } from '../find-submissions.ts';
+
+type Options = { json?: boolean; reveal?: boolean };
+
+/**
+ * `ops show <id>`: one submission whole (or each of a contact's, by recordId): state, attempts, each
+ * failed attempt with its time (the worker logs them on the job), the payload with personal fields masked
+ * unless `--reveal`.
+ */
+export function showCommand(ctx: CliContext): Command {
+  return new Command('show')
+    .description('print one submission (by submission id or recordId): state, attempts, errors, payload')
+    .argument('<id>', 'a submission id (sub_…) or a recordId (con_… for contacts)')
+    .option('--reveal', 'show email, phone and names unmasked (mind who is watching)')
+    .addOption(jsonOption())
+    .action(async (id: string, options: Options) => {
+      const shown = await withQueue(ctx, async ({ queue, redis }) => {
+        const jobs = await findSubmissions(queue, redis, id);
+        return Promise.all(
+          jobs.map(async (job) => {
+            const [state, logs] = await Promise.all([job.getState(), queue.getJobLogs(String(job.id), 0, 49, true)]);
+            const status = toSubmissionStatus(job, state);
+            const clean = (text: string) => (options.reveal ? text : scrubPii(text));
+            const data = (job.data as { data?: unknown }).data;
+            return {
+              ...status,
+              ...(status.lastError ? { lastError: clean(status.lastError) } : {}),
+              job: job.name,
+              attempts: job.attemptsMade,
+              errors: logs.logs.map(clean),
+              payload: options.reveal ? data : maskPii(data),
+            };
+          }),
+        );
+      });
+      if (shown.length === 0) {
+        process.exitCode = 1;
+        if (options.json) return printJson(ctx, { id, found: false, submissions: [] });
+        return print(ctx, `no submission found for ${id}`);
+      }
+      if (options.json) return printJson(ctx, { id, found: true, submissions: shown });
+      for (const s of shown) {
+        print(ctx, `${s.submissionId}  ${s.kind ?? '?'}  ${s.state}  attempts ${s.attempts}`);
+        for (const [label, value] of [
+          ['recordId', s.recordId],
+          ['accepted', s.acceptedAt],
+          ['delivered', s.deliveredAt],
+          ['failed', s.failedAt],
+          ['crm record', s.crmRecordId],
+          ['request id', s.requestId],
+          ['last error', s.lastError],
+        ] as const)
+          if (value) print(ctx, `  ${label.padEnd(11)} ${value}`);
+        if (s.errors.length) print(ctx, '  errors:');
+        for (const line of s.errors) print(ctx, `    ${line}`);
+        print(ctx, `  payload${options.reveal ? '' : ' (masked; --reveal to unmask)'}:`);
+        print(ctx, JSON.stringify(s.payload, null, 2).replace(/^/gm, '    '));
+      }
+    });
+}

@@ -1,0 +1,86 @@
+import type { Queue } from 'bullmq';
+import { type CliContext, Command, jsonOption, print, printJson, withQueue } from '../cli-context.ts';
+import { formatAge } from '../failed-job-row.ts';
+import { readCrmLimits } from '../read-crm-limits.ts';
+
+const STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed'] as const;
+
+/**
+ * `ops status`: the queue at a glance. Depth by state, the oldest waiting job's age, the CRM's shared
+ * rate-limit state, throughput over the last minute (from BullMQ's own metrics, which the worker keeps),
+ * and the time the backlog needs at that pace.
+ */
+export function statusCommand(ctx: CliContext): Command {
+  return new Command('status')
+    .description('queue depth by state, oldest waiting job, CRM rate-limit state, throughput, drain time')
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }) => {
+      const now = ctx.now();
+      const config = ctx.config();
+      const status = await withQueue(ctx, async ({ queue, redis }) => {
+        const [counts, oldest, throughput, crm, workers] = await Promise.all([
+          queue.getJobCounts(...STATES),
+          queue.getJobs(['wait'], 0, 0, true),
+          completedPerMinute(queue, now),
+          readCrmLimits(redis, config.airtableBaseId, now),
+          queue.getWorkersCount(),
+        ]);
+        const backlog =
+          (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0);
+        const oldestAccepted = oldest[0]?.timestamp;
+        return {
+          queue: config.queueName,
+          counts,
+          workers,
+          oldestWaitingSeconds: oldestAccepted ? Math.round((now - oldestAccepted) / 1000) : undefined,
+          throughput,
+          backlog,
+          drainSeconds:
+            backlog === 0
+              ? 0
+              : throughput.completedPerMinute > 0
+                ? Math.round((backlog / throughput.completedPerMinute) * 60)
+                : undefined,
+          crm,
+        };
+      });
+      if (options.json) return printJson(ctx, status);
+      print(ctx, `queue ${status.queue}: ${status.workers} worker connection(s)`);
+      print(ctx, `  ${STATES.map((s) => `${s} ${status.counts[s] ?? 0}`).join(', ')}`);
+      print(
+        ctx,
+        `  oldest waiting: ${status.oldestWaitingSeconds === undefined ? 'none' : formatAge(status.oldestWaitingSeconds)}`,
+      );
+      print(
+        ctx,
+        `  throughput: ${status.throughput.completedPerMinute} delivered/min, ${status.throughput.failedPerMinute} failed/min`,
+      );
+      print(
+        ctx,
+        `  drain: ${status.drainSeconds === undefined ? 'unknown (nothing delivered in the last minute)' : formatAge(status.drainSeconds)} for ${status.backlog} queued`,
+      );
+      const crm = status.crm;
+      if (crm.crm === 'unknown') return print(ctx, `  crm: ${crm.note}`);
+      print(
+        ctx,
+        `  airtable ${crm.baseId}: ${crm.paused ? `PAUSED${crm.pausedUntil ? ` until ${crm.pausedUntil}` : ''}${crm.pauseReason ? ` (${crm.pauseReason})` : ''}` : 'sending'}; ${crm.requestsLastMinute} requests in the last minute; ${crm.rateLimitedTotal} 429s counted`,
+      );
+      for (const [key, value] of Object.entries(crm.other)) print(ctx, `    ${key} = ${value}`);
+    });
+}
+
+/**
+ * Jobs per minute from BullMQ's metrics (the worker runs with `metrics` on): the last full minute plus
+ * the part of this one so far, over the time they span. Zero when nothing finished for two minutes.
+ */
+async function completedPerMinute(queue: Queue, now: number) {
+  const rate = async (type: 'completed' | 'failed') => {
+    const { meta, data } = await queue.getMetrics(type, 0, 0);
+    if (!meta.prevTS || now - meta.prevTS > 120_000) return 0;
+    const sinceRoll = Math.max(0, meta.count - meta.prevCount);
+    const spanMs = 60_000 + Math.max(0, now - meta.prevTS);
+    return Math.round(((sinceRoll + (data[0] ?? 0)) / spanMs) * 60_000);
+  };
+  const [completedPerMinute, failedPerMinute] = await Promise.all([rate('completed'), rate('failed')]);
+  return { completedPerMinute, failedPerMinute };
+}

@@ -1,0 +1,31 @@
+import { Command } from 'commander';
+import type { CliContext } from './cli-context.ts';
+import { failedCommand } from './commands/failed-command.ts';
+import { purgeCommand } from './commands/purge-command.ts';
+import { replayCommand } from './commands/replay-command.ts';
+import { showCommand } from './commands/show-command.ts';
+import { statusCommand } from './commands/status-command.ts';
+
+/** The `ops` program: five commands, each with its own `--help`. */
+export function createProgram(ctx: CliContext): Command {
+  const program = new Command('ops')
+    .description(
+      'See, replay and purge failed CRM writes; watch the queue. Reads REDIS_URL and QUEUE_NAME like the apps.\n' +
+        'Exit codes: 0 ok, 1 failed (Redis unreachable, a job that could not be replayed, nothing found), 2 bad usage.',
+    )
+    .showHelpAfterError()
+    .configureOutput({
+      writeOut: (text) => ctx.stdout.write(text),
+      writeErr: (text) => ctx.stderr.write(text),
+    })
+    .exitOverride();
+  for (const command of [failedCommand, showCommand, replayCommand, purgeCommand, statusCommand]) {
+    // Subcommands inherit neither exitOverride nor the output streams: set both on each.
+    program.addCommand(
+      command(ctx)
+        .exitOverride()
+        .configureOutput({ writeOut: (t) => ctx.stdout.write(t), writeErr: (t) => ctx.stderr.write(t) }),
+    );
+  }
+  return program;
+}

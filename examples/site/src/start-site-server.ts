@@ -1,0 +1,62 @@
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PUBLIC = fileURLToPath(new URL('../public/', import.meta.url));
+/** The client exactly as `pnpm --filter @forms/client build` makes it (the bytes its size script measures). */
+const CLIENT_DIST = fileURLToPath(new URL('../../../packages/client/dist/', import.meta.url));
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+export type RunningSite = { url: string; stop: () => Promise<void> };
+
+/**
+ * The demo site: static files, on an origin of its own so every form call to the gateway is cross-origin,
+ * as on a real marketing site. `/config.js` tells the page where the gateway is; `/client/*` is the built
+ * client. Nothing else: no bundler, no framework.
+ */
+export async function startSiteServer({
+  apiUrl,
+  port = 0,
+  host = '127.0.0.1',
+}: {
+  apiUrl: string;
+  port?: number;
+  host?: string;
+}): Promise<RunningSite> {
+  const server = createServer(async (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://site').pathname;
+    if (path === '/config.js') {
+      res.writeHead(200, { 'content-type': TYPES['.js']!, 'cache-control': 'no-store' });
+      res.end(`export const API_URL = ${JSON.stringify(apiUrl)};\n`);
+      return;
+    }
+    const [root, rest] = path.startsWith('/client/') ? [CLIENT_DIST, path.slice(8)] : [PUBLIC, path.slice(1)];
+    const file = normalize(join(root, rest || 'index.html'));
+    if (!file.startsWith(root)) {
+      res.writeHead(404).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  return {
+    url: `http://${host}:${(server.address() as AddressInfo).port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,80 @@
+import type { LatestVideo, SubmissionEndpoint, SubmissionKind } from '@forms/schemas';
+import type * as v from 'valibot';
+import type { FormResult } from './form-result.ts';
+import { newIdempotencyKey } from './new-idempotency-key.ts';
+import { readAsBase64 } from './read-as-base64.ts';
+import { type RetryOptions, sendWithRetry } from './send-with-retry.ts';
+
+export type EndpointOf<K extends SubmissionKind> = Extract<SubmissionEndpoint, { kind: K }>;
+/** What a site sends to an endpoint: the request schema's input type. */
+export type SubmissionInput<K extends SubmissionKind> = v.InferInput<EndpointOf<K>['request']>;
+/** What the endpoint answers on success. */
+export type SubmissionAnswer<K extends SubmissionKind> = v.InferOutput<EndpointOf<K>['response']>;
+/** `cpa`, `caf`, `cdg`, `sfa`, `rebriefing`, `usa`, `creator`: the `/api/<kind>-signup` endpoints. */
+export type SignupKind = SubmissionKind extends infer K ? (K extends `${infer S}-signup` ? S : never) : never;
+export type SignupKindOf<S extends SignupKind> = Extract<SubmissionKind, `${S}-signup`>;
+/** careers-apply with the CV as a File or Blob; the client sends it as `cvFile: {filename, contentType, data}`. */
+export type JobApplication = Omit<SubmissionInput<'careers-apply'>, 'cvFile'> & { cvFile?: Blob | null | undefined };
+
+/** Per call: the retry settings, an AbortSignal, and a key to reuse (say, one kept across a page reload). */
+export type CallOptions = RetryOptions & { idempotencyKey?: string };
+export type ClientOptions = Omit<RetryOptions, 'signal'> & { baseUrl: string };
+
+/**
+ * One function per endpoint; each resolves to a FormResult and never throws. A submission identical to one
+ * still in flight (a double click, a form submitted twice) shares that request instead of sending another.
+ */
+export function createFormsClient({ baseUrl, ...defaults }: ClientOptions) {
+  const root = baseUrl.replace(/\/+$/, '');
+  const inFlight = new Map<string, Promise<FormResult<unknown>>>();
+
+  function submit<K extends SubmissionKind>(
+    kind: K,
+    body: unknown,
+    options: CallOptions = {},
+  ): Promise<FormResult<SubmissionAnswer<K>>> {
+    const json = JSON.stringify(body);
+    const key = `${kind} ${json}`;
+    let pending = inFlight.get(key);
+    if (!pending) {
+      // Every path is /api/<kind>, and only contact-update is a PATCH (create-forms-client.test.ts holds this to the schemas).
+      const call = {
+        url: `${root}/api/${kind}`,
+        method: kind === 'contact-update' ? 'PATCH' : 'POST',
+        body: json,
+        idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(),
+      };
+      pending = sendWithRetry(call, { ...defaults, ...options });
+      inFlight.set(key, pending);
+      pending.then(() => inFlight.delete(key));
+    }
+    return pending as Promise<FormResult<SubmissionAnswer<K>>>;
+  }
+
+  return {
+    submitContact: (body: SubmissionInput<'contact'>, options?: CallOptions) => submit('contact', body, options),
+    updateContact: (body: SubmissionInput<'contact-update'>, options?: CallOptions) =>
+      submit('contact-update', body, options),
+    signup: <S extends SignupKind>(kind: S, body: SubmissionInput<SignupKindOf<S>>, options?: CallOptions) =>
+      submit(`${kind}-signup` as SignupKindOf<S>, body, options),
+    registerForWebinar: (body: SubmissionInput<'partner-webinar'>, options?: CallOptions) =>
+      submit('partner-webinar', body, options),
+    async applyForJob({ cvFile, ...rest }: JobApplication, options?: CallOptions) {
+      const body = cvFile
+        ? {
+            ...rest,
+            cvFile: {
+              filename: (cvFile as File).name || 'cv',
+              contentType: cvFile.type,
+              data: await readAsBase64(cvFile),
+            },
+          }
+        : rest;
+      return submit('careers-apply', body, options);
+    },
+    latestVideo: (options?: Omit<CallOptions, 'idempotencyKey'>) =>
+      sendWithRetry<LatestVideo>({ url: `${root}/api/latest-video`, method: 'GET' }, { ...defaults, ...options }),
+  };
+}
+
+export type FormsClient = ReturnType<typeof createFormsClient>;

@@ -1,0 +1,210 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { freePort } from './free-port.ts';
+import { redisAnswers } from './redis-server.ts';
+
+const run = promisify(execFile);
+
+export type ClusterNodeProcess = { port: number; process: ChildProcess };
+
+export type LocalRedisCluster = {
+  /** `127.0.0.1:P1,127.0.0.1:P2,…`: the value for REDIS_CLUSTER_NODES. */
+  seeds: string;
+  ports: number[];
+  /** The port of the master serving `slot` now, asked of a live node. */
+  masterOf: (slot: number) => Promise<number>;
+  /** SIGKILLs a node (its data goes with it: nothing is persisted). */
+  kill: (port: number) => Promise<void>;
+  /** Starts a killed node again on its port and folder; it rejoins, as a replica if it was failed over. */
+  restart: (port: number) => Promise<void>;
+  /**
+   * Waits until every live node says `cluster_state:ok` and the master of `slot` (of every slot when
+   * omitted) has at least `replicas` replicas online.
+   */
+  waitHealthy: (opts?: { slot?: number; replicas?: number; timeoutMs?: number }) => Promise<void>;
+  stop: () => Promise<void>;
+};
+
+/**
+ * A real Redis Cluster from `redis-server` binaries on loopback ports, for tests and benchmarks: no
+ * container runtime. Each node runs in its own folder under one temporary directory (removed by `stop`),
+ * with its own data and cluster bus port, then `redis-cli --cluster create` assigns slots and replicas.
+ *
+ * `nodeTimeoutMs` is cluster-node-timeout: how long a master may be silent before its replica takes over.
+ * Small here (tests kill masters on purpose); production keeps Redis's 15 s unless it wants faster
+ * failovers at the risk of promoting on a network blip.
+ */
+export async function startRedisCluster({
+  masters = 3,
+  replicasPerMaster = 1,
+  nodeTimeoutMs = 1_500,
+}: {
+  masters?: number;
+  replicasPerMaster?: number;
+  nodeTimeoutMs?: number;
+} = {}): Promise<LocalRedisCluster> {
+  const root = mkdtempSync(join(tmpdir(), 'forms-redis-cluster-'));
+  const count = masters * (1 + replicasPerMaster);
+  const nodes = new Map<number, { busPort: number; process: ChildProcess }>();
+
+  async function startNode(port: number, busPort: number): Promise<void> {
+    const dir = join(root, String(port));
+    mkdirSync(dir, { recursive: true });
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--cluster-port',
+        String(busPort),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-node-timeout',
+        String(nodeTimeoutMs),
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--maxmemory-policy',
+        'noeviction',
+        // A replica's first sync starts at once (the default waits 5 s for more replicas to share it).
+        '--repl-diskless-sync-delay',
+        '0',
+      ],
+      { stdio: 'ignore' },
+    );
+    nodes.set(port, { busPort, process: child });
+    const deadline = Date.now() + 10_000;
+    while (!(await redisAnswers(`redis://127.0.0.1:${port}`, 200))) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`redis-server did not answer on ${port}`);
+      await sleep(50);
+    }
+  }
+
+  async function ask<T>(port: number, work: (client: Redis) => Promise<T>): Promise<T> {
+    const client = new Redis(port, '127.0.0.1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      connectTimeout: 500,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      return await work(client);
+    } finally {
+      client.disconnect();
+    }
+  }
+
+  async function mastersWithSlots(): Promise<number[]> {
+    const [port] = live()[0] ?? [];
+    if (port === undefined) throw new Error('no live node');
+    const ranges = (await ask(port, (c) => c.call('CLUSTER', 'SLOTS'))) as [number, number, [string, number]][];
+    return [...new Set(ranges.map((r) => r[2][1]))];
+  }
+
+  const live = () => [...nodes].filter(([, n]) => n.process.exitCode === null && n.process.signalCode === null);
+
+  const cluster: LocalRedisCluster = {
+    seeds: '',
+    ports: [],
+    async masterOf(slot) {
+      for (const [port] of live()) {
+        try {
+          const ranges = (await ask(port, (c) => c.call('CLUSTER', 'SLOTS'))) as [number, number, [string, number]][];
+          const range = ranges.find(([from, to]) => slot >= from && slot <= to);
+          if (range) return range[2][1];
+        } catch {
+          // that node is going away; ask the next
+        }
+      }
+      throw new Error(`no live node knows the master of slot ${slot}`);
+    },
+    async kill(port) {
+      const node = nodes.get(port);
+      if (!node || node.process.exitCode !== null || node.process.signalCode !== null) return;
+      const exited = once(node.process, 'exit');
+      node.process.kill('SIGKILL');
+      await exited;
+    },
+    async restart(port) {
+      const node = nodes.get(port);
+      if (!node) throw new Error(`no node on ${port}`);
+      await startNode(port, node.busPort);
+    },
+    async waitHealthy({ slot, replicas = 0, timeoutMs = 30_000 } = {}) {
+      const deadline = Date.now() + timeoutMs;
+      let last = '';
+      for (let turn = 0; turn < timeoutMs / 100 + 1 && Date.now() < deadline; turn++) {
+        try {
+          const states = await Promise.all(live().map(([port]) => ask(port, (c) => c.call('CLUSTER', 'INFO'))));
+          if (!states.every((info) => String(info).includes('cluster_state:ok'))) {
+            last = 'cluster_state is not ok on every node';
+          } else {
+            const masters = slot === undefined ? await mastersWithSlots() : [await cluster.masterOf(slot)];
+            const lagging: string[] = [];
+            for (const master of masters) {
+              const info = String(await ask(master, (c) => c.info('replication')));
+              const online = info.match(/^slave\d+:.*state=online.*$/gm)?.length ?? 0;
+              if (online < replicas) lagging.push(`master ${master} has ${online} of ${replicas} replicas online`);
+            }
+            if (lagging.length === 0) return;
+            last = lagging.join('; ');
+          }
+        } catch (err) {
+          last = (err as Error).message;
+        }
+        await sleep(100);
+      }
+      throw new Error(`cluster not healthy within ${timeoutMs} ms: ${last}`);
+    },
+    async stop() {
+      await Promise.all([...nodes.keys()].map((port) => cluster.kill(port)));
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+
+  try {
+    const ports = new Set<number>();
+    // Two ports a node (client and cluster bus), all distinct: the OS may hand a just-freed port out again.
+    for (let turn = 0; ports.size < count * 2 && turn < count * 20; turn++) ports.add(await freePort());
+    const list = [...ports];
+    for (let i = 0; i < count; i++) await startNode(list[i]!, list[count + i]!);
+    cluster.ports = [...nodes.keys()];
+    cluster.seeds = cluster.ports.map((p) => `127.0.0.1:${p}`).join(',');
+    await run(
+      'redis-cli',
+      [
+        '--cluster',
+        'create',
+        ...cluster.ports.map((p) => `127.0.0.1:${p}`),
+        '--cluster-replicas',
+        String(replicasPerMaster),
+        '--cluster-yes',
+      ],
+      { timeout: 30_000 },
+    );
+    await cluster.waitHealthy({ replicas: replicasPerMaster });
+    return cluster;
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

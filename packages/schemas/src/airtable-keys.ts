@@ -1,0 +1,21 @@
+/**
+ * The Redis keys of one Airtable base's shared state, named in one place for the worker (which writes
+ * them) and `ops status` (which reads them). The braces keep a base's keys in one cluster slot.
+ * `base-rate-limiter.ts` builds the first three itself; a worker test checks they agree with these.
+ */
+export function airtableBaseKeys(baseId: string, prefix = 'airtable') {
+  const base = `${prefix}:{${baseId}}`;
+  return {
+    /** GCRA: the next free send slot, epoch ms. */
+    nextSlot: `${base}:next-slot`,
+    /** No request before this epoch ms (set after a 429). */
+    pausedUntil: `${base}:paused-until`,
+    /** 429s counted since the key was made. */
+    rateLimited: `${base}:rate-limited`,
+    /** Requests sent in one 10-second bucket (`bucket` = epoch seconds / 10); kept two minutes. */
+    requests: (bucket: number) => `${base}:requests:${bucket}`,
+  };
+}
+
+/** Width of a request-count bucket; `ops status` sums the last six for "requests in the last minute". */
+export const AIRTABLE_REQUEST_BUCKET_MS = 10_000;

@@ -1,0 +1,25 @@
+import * as v from 'valibot';
+import { DEFAULT_QUEUE_NAME } from './jobs.ts';
+import { REDIS_ENV_ENTRIES, redisSettings } from './redis-settings.ts';
+
+/**
+ * The variables every process reads the same way (gateway, worker, `pnpm start`, the ops CLI): the queue's
+ * Redis (single or cluster, and the key prefix), the queue's name, the log level, and the eviction override. One definition, so they cannot drift.
+ */
+export const SHARED_ENV_ENTRIES = {
+  ...REDIS_ENV_ENTRIES,
+  QUEUE_NAME: v.optional(v.pipe(v.string(), v.regex(/^[\w-]+$/, 'letters, digits, _ and - only')), DEFAULT_QUEUE_NAME),
+  LOG_LEVEL: v.optional(v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
+  REDIS_ALLOW_EVICTION: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
+};
+
+/** The shared variables as the apps keep them in their frozen config. */
+export function sharedSettings(e: v.InferOutput<v.ObjectSchema<typeof SHARED_ENV_ENTRIES, undefined>>) {
+  return {
+    redis: redisSettings(e),
+    queueName: e.QUEUE_NAME,
+    logLevel: e.LOG_LEVEL,
+    /** REDIS_ALLOW_EVICTION=true: start even when Redis's maxmemory-policy is not noeviction. */
+    allowEviction: e.REDIS_ALLOW_EVICTION === 'true',
+  };
+}

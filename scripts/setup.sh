@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# One set-up for a new machine and for CI (README's first command, and .ci/run): installs what is missing,
+# idempotently, then the workspace's packages. Needs Node >= 20 and npm; everything else comes from here.
+#   pnpm at exactly the version package.json pins (a newer pnpm refuses to switch to it: "its npm registry
+#   signature could not be verified"), redis-server (the queue, and the tests' own Redis servers and cluster),
+#   Debian's chromium (browser tests; never a browser downloaded by a test tool), Debian's prometheus (promtool).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' \
+  || { echo "setup: Node >= 20 is required (found $(node --version 2>/dev/null || echo none))" >&2; exit 1; }
+
+pnpm_version=$(node -p 'require("./package.json").packageManager.split("@")[1].split("+")[0]')
+if [ "$(pnpm --version 2>/dev/null)" != "$pnpm_version" ]; then
+  npm install -g "pnpm@$pnpm_version" >/dev/null
+fi
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
+apt_updated=
+apt_install() {
+  if ! command -v apt-get >/dev/null; then
+    echo "setup: please install $* with your system's package manager (macOS: brew install redis; chromium for the browser tests)" >&2
+    return 1
+  fi
+  if [ -z "$apt_updated" ]; then as_root apt-get update -qq; apt_updated=1; fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+command -v redis-server >/dev/null || apt_install redis-server redis-tools
+command -v redis-cli >/dev/null || apt_install redis-tools
+command -v chromium >/dev/null || apt_install chromium
+# promtool (Prometheus's own text-format parser) for the metrics test; Debian's package, its service not started.
+command -v promtool >/dev/null || apt_install prometheus
+# promtool, Prometheus's own text-format parser and linter, checks /admin/metrics in the metrics test
+# (Debian's prometheus package; its service is not started).
+command -v promtool >/dev/null || apt_install prometheus
+
+pnpm install --frozen-lockfile

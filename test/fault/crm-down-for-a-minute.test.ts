@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { loadConfig, type RunningGateway, startGateway } from '@forms/gateway';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
+import { eventually } from '../support/crm-database.ts';
+import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
+import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+
+// A real minute: 30 s of connection refused, then 30 s of 503s. CRM_OUTAGE_MS shortens it for a quick
+// local run; CI runs the minute.
+const OUTAGE_MS = Number(process.env.CRM_OUTAGE_MS ?? 60_000);
+const TOTAL = 500;
+const LIMIT = 5;
+const BASE = `appDown${Date.now().toString(36)}`;
+const KEY = 'patCrmDown';
+const queueName = `crm-down-${randomUUID()}`;
+let server: FakeAirtable;
+let gateway: RunningGateway;
+let queue: Queue;
+let worker: WorkerProcess | undefined;
+
+beforeAll(async () => {
+  server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: LIMIT, windowMs: 1_000, lockoutMs: 30_000 } });
+  gateway = await startGateway(
+    loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      REDIS_URL: inject('redisUrl'),
+      QUEUE_NAME: queueName,
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_REQUESTS: '0', // all load comes from one address
+    }),
+  );
+  queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
+});
+afterAll(async () => {
+  if (worker?.child.exitCode === null) worker.child.kill('SIGKILL');
+  await gateway?.stop();
+  await queue?.obliterate({ force: true });
+  await queue?.close();
+  await server?.close();
+});
+
+describe('the CRM down for a minute during a drain (connection refused, then 503s)', () => {
+  it('drains the backlog afterwards: nothing lost, nothing duplicated, the rate limit held', async () => {
+    const sent = await sendCreatorsUnderLoad(() => gateway.url, {
+      lanes: 20,
+      max: TOTAL,
+      until: () => false,
+      tag: `down-${randomUUID()}`,
+    });
+    const acknowledged = acknowledgedIds(sent);
+    expect(acknowledged.size).toBe(TOTAL);
+
+    // Retries from 1 s, capped at 8 s: 14 attempts then span well over the outage (1+2+4+8×11 s), so no
+    // job runs out of attempts, and the backlog is retried promptly once the CRM is back.
+    worker = await spawnWorker({
+      REDIS_URL: inject('redisUrl'),
+      QUEUE_NAME: queueName,
+      AIRTABLE_API_KEY: KEY,
+      AIRTABLE_BASE_ID: BASE,
+      AIRTABLE_ENDPOINT_URL: server.url,
+      AIRTABLE_REQUEST_TIMEOUT_MS: '2000',
+      RETRY_BASE_DELAY_MS: '1000',
+      RETRY_MAX_DELAY_MS: '8000',
+    });
+    await eventually(async () => (await queue.getCompletedCount()) >= 50, { timeoutMs: 30_000, everyMs: 50 });
+
+    await server.goOffline();
+    const downAt = Date.now();
+    await new Promise((r) => setTimeout(r, OUTAGE_MS / 2));
+    const duringRefused = await queue.getCompletedCount();
+    server.faults.serverErrorRate = 1;
+    await server.comeBack();
+    await new Promise((r) => setTimeout(r, OUTAGE_MS / 2));
+    const during503 = await queue.getCompletedCount();
+    server.faults.serverErrorRate = 0;
+    const upAt = Date.now();
+
+    await eventually(async () => (await queue.getCompletedCount()) === TOTAL, { timeoutMs: 90_000, everyMs: 250 });
+    const drainedAt = Date.now();
+    expect(await queue.getFailedCount()).toBe(0);
+    expect(during503).toBe(duringRefused); // nothing was stored while the CRM answered 503
+    expect(server.stats.byStatus[503]).toBeGreaterThan(0);
+
+    const ids = server.records(BASE, 'Creators').map((r) => String(r.fields['Submission ID']));
+    expect(ids.length).toBe(TOTAL);
+    expect(new Set(ids)).toEqual(acknowledged);
+    // The rate limit held throughout, retries included: never a 429, never more than LIMIT in a second.
+    expect(server.stats.rateLimited).toBe(0);
+    const times = server.stats.log.map((l) => l.at);
+    for (let i = 0; i + LIMIT < times.length; i++) expect(times[i + LIMIT]! - times[i]!).toBeGreaterThanOrEqual(1_000);
+    console.log(
+      `CRM down ${((upAt - downAt) / 1000).toFixed(0)} s; ${TOTAL - during503} submissions waited it out; backlog drained ${((drainedAt - upAt) / 1000).toFixed(1)} s after it came back`,
+    );
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+  }, 200_000);
+});

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { loadConfig as gatewayConfig, startGateway } from '@forms/gateway';
+import { freePort, type LocalRedis, startRedisServer } from '@forms/local-services';
+import { startWorker, loadConfig as workerConfig } from '@forms/worker';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/crm-database.ts';
+
+// A Redis that may evict keys can silently drop acknowledged jobs: both apps refuse it, naming the fix.
+let redis: LocalRedis;
+const silent = pino({ level: 'silent' });
+const env = () => ({
+  PORT: '0',
+  HOST: '127.0.0.1',
+  REDIS_URL: redis.url,
+  QUEUE_NAME: `evict-${randomUUID()}`,
+  LOG_LEVEL: 'silent',
+});
+
+beforeAll(async () => {
+  redis = await startRedisServer({ args: ['--maxmemory-policy', 'allkeys-lru'] });
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+describe('a Redis whose maxmemory-policy is not noeviction', () => {
+  it('stops the gateway at start-up with a message naming the setting and the override', async () => {
+    await expect(startGateway(gatewayConfig(env()), silent)).rejects.toThrow(
+      /maxmemory-policy is "allkeys-lru".*noeviction.*REDIS_ALLOW_EVICTION=true/s,
+    );
+  });
+
+  it('stops the worker at start-up the same way', async () => {
+    await expect(startWorker(workerConfig(env()), silent)).rejects.toThrow(
+      /maxmemory-policy is "allkeys-lru".*noeviction.*REDIS_ALLOW_EVICTION=true/s,
+    );
+  });
+
+  it('is accepted with REDIS_ALLOW_EVICTION=true', async () => {
+    const gateway = await startGateway(gatewayConfig({ ...env(), REDIS_ALLOW_EVICTION: 'true' }), silent);
+    await gateway.stop();
+  });
+
+  it('is refused when Redis appears only after the gateway started, through onFatal', async () => {
+    const port = await freePort();
+    const fatal: Error[] = [];
+    const gateway = await startGateway(gatewayConfig({ ...env(), REDIS_URL: `redis://127.0.0.1:${port}` }), silent, {
+      onFatal: (err) => fatal.push(err),
+    });
+    const late = await startRedisServer({ port, args: ['--maxmemory-policy', 'volatile-lru'] });
+    try {
+      await eventually(async () => fatal.length > 0, { timeoutMs: 15_000 });
+      expect(fatal[0]!.message).toMatch(/maxmemory-policy is "volatile-lru"/);
+    } finally {
+      await gateway.stop();
+      await late.stop();
+    }
+  });
+});

@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { loadConfig, type RunningGateway, startGateway } from '@forms/gateway';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
+import { eventually } from '../support/crm-database.ts';
+import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
+import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+
+const TOTAL = 600;
+const BASE = `appKill${Date.now().toString(36)}`;
+const KEY = 'patKillTwice';
+const queueName = `kill-twice-${randomUUID()}`;
+// All load comes from 127.0.0.1, one client: the per-client limit is for the open internet, not this test.
+const ONE_CLIENT = { RATE_LIMIT_REQUESTS: '0' };
+let server: FakeAirtable;
+let gateway: RunningGateway;
+let queue: Queue;
+const workers: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: 5, windowMs: 1_000, lockoutMs: 30_000 } });
+  gateway = await startGateway(
+    loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      REDIS_URL: inject('redisUrl'),
+      QUEUE_NAME: queueName,
+      LOG_LEVEL: 'silent',
+      ...ONE_CLIENT,
+    }),
+  );
+  queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
+});
+afterAll(async () => {
+  for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+  await gateway?.stop();
+  await queue?.obliterate({ force: true });
+  await queue?.close();
+  await server?.close();
+});
+
+describe('worker SIGKILLed twice during a busy drain into Airtable', () => {
+  it('delivers every acknowledged submission exactly once, within the rate limit', async () => {
+    const sent = await sendCreatorsUnderLoad(() => gateway.url, {
+      lanes: 20,
+      max: TOTAL,
+      until: () => false,
+      tag: `kill-${randomUUID()}`,
+    });
+    const acknowledged = acknowledgedIds(sent);
+    expect(acknowledged.size).toBe(TOTAL);
+
+    const env = {
+      REDIS_URL: inject('redisUrl'),
+      QUEUE_NAME: queueName,
+      AIRTABLE_API_KEY: KEY,
+      AIRTABLE_BASE_ID: BASE,
+      AIRTABLE_ENDPOINT_URL: server.url,
+      // A short lock, so the jobs a killed worker held come back within seconds.
+      WORKER_LOCK_DURATION_MS: '2000',
+    };
+    for (const killAt of [100, 300]) {
+      const worker = await spawnWorker(env);
+      workers.push(worker);
+      await eventually(async () => (await queue.getCompletedCount()) >= killAt, { timeoutMs: 30_000, everyMs: 50 });
+      const active = await queue.getActiveCount();
+      worker.child.kill('SIGKILL');
+      await worker.exited;
+      expect(active).toBeGreaterThan(0); // killed mid-drain, with jobs in its hands
+    }
+    const last = await spawnWorker(env);
+    workers.push(last);
+    await eventually(async () => (await queue.getCompletedCount()) === TOTAL, { timeoutMs: 60_000, everyMs: 200 });
+    expect(await queue.getFailedCount()).toBe(0);
+    last.child.kill('SIGTERM');
+    expect(await last.exited).toBe(0);
+
+    const ids = server.records(BASE, 'Creators').map((r) => String(r.fields['Submission ID']));
+    expect(ids.length).toBe(TOTAL); // no duplicates: one record per submission
+    expect(new Set(ids)).toEqual(acknowledged);
+    expect(server.stats.rateLimited).toBe(0);
+  }, 150_000);
+});

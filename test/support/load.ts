@@ -1,0 +1,64 @@
+/** One creator-signup sent under load, and what became of it. */
+export type Sent = {
+  email: string;
+  status: number | undefined;
+  /** The submission id answered (creator-signup's recordId), on 200. */
+  recordId: string | undefined;
+  retryAfter: string | null;
+  ms: number;
+  /** Why no HTTP answer came: undici's cause code (ECONNREFUSED, ECONNRESET, UND_ERR_SOCKET …). */
+  error: string | undefined;
+};
+
+/**
+ * Sends creator-signups from `lanes` concurrent clients, back to back, until `until()` says stop or `max`
+ * have been sent (bounded both ways); each email is unique, so each answer maps to one submission.
+ */
+export async function sendCreatorsUnderLoad(
+  url: () => string,
+  { lanes, max, until, tag }: { lanes: number; max: number; until: () => boolean; tag: string },
+): Promise<Sent[]> {
+  const sent: Sent[] = [];
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (!until() && n < max) {
+        const email = `${tag}-${n++}@creators.example`;
+        const started = performance.now();
+        const entry: Sent = {
+          email,
+          status: undefined,
+          recordId: undefined,
+          retryAfter: null,
+          ms: 0,
+          error: undefined,
+        };
+        try {
+          const res = await fetch(`${url()}/api/creator-signup`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ email, name: 'Creator' }),
+            signal: AbortSignal.timeout(10_000),
+          });
+          entry.status = res.status;
+          entry.retryAfter = res.headers.get('retry-after');
+          const body = (await res.json()) as { recordId?: string };
+          entry.recordId = body.recordId;
+        } catch (err) {
+          const cause = (err as { cause?: { code?: string } }).cause;
+          entry.error = cause?.code ?? (err as Error).name;
+          // A refused connection returns at once; do not spin on a server that is gone.
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        entry.ms = performance.now() - started;
+        sent.push(entry);
+      }
+    }),
+  );
+  return sent;
+}
+
+/** The submission ids answered 200. */
+export function acknowledgedIds(sent: Sent[]): Set<string> {
+  return new Set(sent.filter((s) => s.status === 200).map((s) => s.recordId!));
+}

@@ -1,0 +1,38 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const OPS_MAIN = fileURLToPath(new URL('../../apps/ops/src/main.ts', import.meta.url));
+
+export type OpsRun = { code: number | null; stdout: string; stderr: string; json: any };
+
+/**
+ * Runs `ops <args>` as its own process (`node --import tsx apps/ops/src/main.ts`, what `pnpm ops` runs),
+ * with `env` added to ours and stdin closed (not a terminal), and parses stdout as JSON when it is.
+ * Bounded: killed after `timeoutMs`.
+ */
+export async function runOps(
+  args: string[],
+  env: Record<string, string>,
+  { timeoutMs = 60_000 } = {},
+): Promise<OpsRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', OPS_MAIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  clearTimeout(timer);
+  let json: unknown;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code, stdout, stderr, json };
+}
