@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, get as httpGet, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seededRandom } from './seeded-random.ts';
 
 /**
  * A local stand-in for Airtable's Web API, faithful in what the worker relies on: bearer-token check, at
@@ -71,6 +72,7 @@ export type FakeAirtableFaults = {
   script: ({ status: number; type: string } | 'hang')[];
   /** A refusal for one record's fields: the whole request is then 422 with it, as Airtable does. */
   rejectRecord: ((table: string, fields: Record<string, unknown>) => AirtableErrorBody | undefined) | undefined;
+  /** Where the fault rolls come from: a seeded stream by default, so each run meets the same faults. */
   random: () => number;
 };
 
@@ -126,7 +128,7 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     hangMs: 0,
     rejectRecord: undefined,
     script: [],
-    random: Math.random,
+    random: seededRandom(1),
   };
   const stats: FakeAirtableStats = {
     requests: 0,
