@@ -162,11 +162,16 @@ for (let round = 1; round <= rounds; round++) {
     `round ${round}: ours ÷ baseline, 2xx/s: /api/contact ${ratios.contact.at(-1)!.toFixed(2)}, mix ${ratios.mix.at(-1)!.toFixed(2)};   by CPU per 2xx (server + Redis): /api/contact ${ratios.contactCpu.at(-1)!.toFixed(2)}, mix ${ratios.mixCpu.at(-1)!.toFixed(2)}`,
   );
 }
-for (const [title, server, url, requests] of [
-  ['baseline', baseline, baseUrl, toBaseline],
-  ['ours: /api/contact', gateway, gatewayUrl, contactOnly],
-  ['ours: mix', gateway, gatewayUrl, mixed],
-] as const) {
+// BENCH_FIXED_RATE=0 skips the fixed-rate runs (a quicker look at saturation while trying a change).
+const fixedRuns =
+  process.env.BENCH_FIXED_RATE === '0'
+    ? []
+    : ([
+        ['baseline', baseline, baseUrl, toBaseline],
+        ['ours: /api/contact', gateway, gatewayUrl, contactOnly],
+        ['ours: mix', gateway, gatewayUrl, mixed],
+      ] as const);
+for (const [title, server, url, requests] of fixedRuns) {
   await flush();
   rows.push(await run(`${title} at ${FIXED_RATE}/s`, server, url, [...requests], FIXED_RATE));
 }

@@ -1,35 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { loadConfig, type RunningGateway, startGateway } from '@forms/gateway';
+import { startTestGateway, type TestGateway } from '@forms/gateway/testing';
 import { SUBMISSION_ENDPOINTS } from '@forms/schemas';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { validBody } from '../support/valid-bodies.ts';
 
-const queueName = `idem-${randomUUID()}`;
-let gateway: RunningGateway;
-let redis: Redis;
-let queue: Queue;
+let gateway: TestGateway;
 
 beforeAll(async () => {
-  gateway = await startGateway(
-    loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
-      LOG_LEVEL: 'silent',
-    }),
-  );
-  redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
-  queue = new Queue(queueName, { connection: redis });
+  gateway = await startTestGateway(inject('redisUrl'));
 });
-afterAll(async () => {
-  await gateway?.stop();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
-  redis?.disconnect();
-});
+afterAll(() => gateway?.stop());
 
 async function send(path: string, method: string, body: unknown, key?: string) {
   const res = await fetch(gateway.url + path, {
@@ -39,7 +19,7 @@ async function send(path: string, method: string, body: unknown, key?: string) {
   });
   return { status: res.status, body: await res.json() };
 }
-const jobCount = () => queue.getWaitingCount();
+const jobCount = () => gateway.queue.getWaitingCount();
 
 describe('Idempotency-Key', () => {
   it.each(SUBMISSION_ENDPOINTS.map((e) => [e.kind, e] as const))(
@@ -111,10 +91,10 @@ describe('Idempotency-Key', () => {
     const first = await send('/api/contact', 'POST', body, key);
     const before = await jobCount();
     // As if the gateway had died between Redis confirming the job and marking the key done.
-    const records = await redis.keys(`bull:${queueName}:idem:*`);
+    const records = await gateway.redis.keys(`bull:${gateway.queueName}:idem:*`);
     expect(records.length).toBeGreaterThan(0);
-    for (const name of records) expect(await redis.hget(name, 'd')).toBe('1'); // marked done after the add
-    for (const name of records) await redis.hset(name, 'd', '0');
+    for (const name of records) expect(await gateway.redis.hget(name, 'd')).toBe('1'); // marked done after the add
+    for (const name of records) await gateway.redis.hset(name, 'd', '0');
     expect(await send('/api/contact', 'POST', body, key)).toEqual(first);
     expect(await jobCount()).toBe(before);
   });
@@ -123,16 +103,18 @@ describe('Idempotency-Key', () => {
     const key = `visible-key-${randomUUID()}`;
     const email = `visible-${randomUUID()}@acme.io`;
     await send('/api/contact', 'POST', { email }, key);
-    const ours = (await redis.keys(`bull:${queueName}:*`)).sort().filter((n) => /:(contact|idem|rate):/.test(n));
+    const ours = (await gateway.redis.keys(`bull:${gateway.queueName}:*`))
+      .sort()
+      .filter((n) => /:(contact|idem|rate):/.test(n));
     expect(ours.length).toBeGreaterThan(0);
     for (const name of ours) {
-      expect(name).toMatch(new RegExp(`^bull:${queueName}:(contact|idem|rate):[0-9a-f]{32}$`));
+      expect(name).toMatch(new RegExp(`^bull:${gateway.queueName}:(contact|idem|rate):[0-9a-f]{32}$`));
       expect(name).not.toContain(email);
       expect(name).not.toContain(key);
     }
     const idem = ours.filter((n) => n.includes(':idem:'));
     const contacts = ours.filter((n) => n.includes(':contact:'));
-    for (const name of idem) expect(await redis.ttl(name)).toBeGreaterThan(24 * 3600 - 60);
-    for (const name of contacts) expect(await redis.ttl(name)).toBeGreaterThan(399 * 86_400);
+    for (const name of idem) expect(await gateway.redis.ttl(name)).toBeGreaterThan(24 * 3600 - 60);
+    for (const name of contacts) expect(await gateway.redis.ttl(name)).toBeGreaterThan(399 * 86_400);
   });
 });

@@ -1,38 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { HONEYPOT_FIELD, SUBMISSION_ENDPOINTS } from '@forms/schemas';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../config.ts';
-import { type RunningGateway, startGateway } from '../start-gateway.ts';
+import { startTestGateway, type TestGateway } from '../start-test-gateway.ts';
 
-const queueName = `abuse-${randomUUID()}`;
-let gateway: RunningGateway;
-let queue: Queue;
-let redis: Redis;
+let gateway: TestGateway;
 
 beforeAll(async () => {
-  gateway = await startGateway(
-    loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
-      LOG_LEVEL: 'silent',
-      TRUST_PROXY: 'true',
-      RATE_LIMIT_REQUESTS: '3',
-      RATE_LIMIT_WINDOW_SECONDS: '30',
-    }),
-  );
-  redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
-  queue = new Queue(queueName, { connection: redis });
+  gateway = await startTestGateway(inject('redisUrl'), {
+    TRUST_PROXY: 'true',
+    RATE_LIMIT_REQUESTS: '3',
+    RATE_LIMIT_WINDOW_SECONDS: '30',
+  });
 });
-afterAll(async () => {
-  await gateway.stop();
-  await queue.obliterate({ force: true });
-  await queue.close();
-  redis.disconnect();
-});
+afterAll(() => gateway.stop());
 
 function send(path: string, body: unknown, client: string, method = 'POST') {
   return fetch(gateway.url + path, {
@@ -44,7 +24,7 @@ function send(path: string, body: unknown, client: string, method = 'POST') {
 
 describe('per-client rate limit', () => {
   it('answers 429 RATE_LIMITED with Retry-After past the limit, queues nothing for it, and limits only that client', async () => {
-    const before = await queue.getWaitingCount();
+    const before = await gateway.queue.getWaitingCount();
     const statuses = [];
     for (let i = 0; i < 3; i++)
       statuses.push((await send('/api/contact', { email: `rl${i}@acme.io` }, '203.0.113.7')).status);
@@ -56,11 +36,11 @@ describe('per-client rate limit', () => {
     expect(retryAfter).toBeLessThanOrEqual(30);
     expect(await refused.json()).toMatchObject({ code: 'RATE_LIMITED', error: 'rate_limited' });
     expect(gateway.counters.rateLimited).toBe(1);
-    expect(await queue.getWaitingCount()).toBe(before + 3);
+    expect(await gateway.queue.getWaitingCount()).toBe(before + 3);
     // Another client is not held back by the first.
     expect((await send('/api/contact', { email: 'other@acme.io' }, '198.51.100.1')).status).toBe(200);
     // The limiter's keys carry a hash of the address, never the address.
-    const keys = await redis.keys(`bull:${queueName}:rate:*`);
+    const keys = await gateway.redis.keys(`bull:${gateway.queueName}:rate:*`);
     expect(keys.length).toBe(2);
     for (const key of keys) expect(key).not.toContain('203.0.113.7');
   });
@@ -79,7 +59,7 @@ describe('honeypot field', () => {
       const email = `person-${randomUUID()}@acme.io`;
       const body = { email, name: 'N' };
       const real = await (await send(endpoint.path, body, client, endpoint.method)).json();
-      const before = await queue.getWaitingCount();
+      const before = await gateway.queue.getWaitingCount();
       const dropped = gateway.counters.honeypotDropped;
       const trapped = await send(
         endpoint.path,
@@ -93,7 +73,7 @@ describe('honeypot field', () => {
       expect(Object.keys(answer).sort()).toEqual(Object.keys(real).sort());
       expect(answer.message).toBe(real.message);
       expect(answer.recordId).toMatch(endpoint.contact ? /^con_[0-9a-z]{26}$/ : /^sub_[0-9a-z]{26}$/);
-      expect(await queue.getWaitingCount()).toBe(before);
+      expect(await gateway.queue.getWaitingCount()).toBe(before);
       expect(gateway.counters.honeypotDropped).toBe(dropped + 1);
     }
   });
@@ -102,7 +82,7 @@ describe('honeypot field', () => {
     const email = `empty-${randomUUID()}@acme.io`;
     const res = await send('/api/contact', { email, name: 'Pat', [HONEYPOT_FIELD]: '  ' }, '192.0.2.200');
     expect(res.status).toBe(200);
-    const jobs = await queue.getJobs(['waiting']);
+    const jobs = await gateway.queue.getJobs(['waiting']);
     const job = jobs.find((j) => j.data.data.email === email);
     expect(job?.data.data).toEqual({ email, name: 'Pat' });
   });

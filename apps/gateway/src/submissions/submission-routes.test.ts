@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { ERROR_CODES, type ErrorCode, SUBMISSION_ENDPOINTS } from '@forms/schemas';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../config.ts';
-import { type RunningGateway, startGateway } from '../start-gateway.ts';
+import { startTestGateway, type TestGateway } from '../start-test-gateway.ts';
 
-const queueName = `gw-${randomUUID()}`;
-let gateway: RunningGateway;
-let queue: Queue;
-let redis: Redis;
+let gateway: TestGateway;
 type RequestPathCode = Exclude<ErrorCode, (typeof OTHER_ROUTE_CODES)[number]>;
 /** Codes this file does not produce: other routes', the outage's, the rate limit's and the unexpected one's. */
 const OTHER_ROUTE_CODES = [
@@ -28,30 +22,9 @@ const OTHER_ROUTE_CODES = [
 ] as const;
 
 beforeAll(async () => {
-  gateway = await startGateway(
-    loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
-      LOG_LEVEL: 'silent',
-      PUBLIC_BASE_URL: 'https://forms.example',
-    }),
-  );
-  redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
-  queue = new Queue(queueName, { connection: redis });
+  gateway = await startTestGateway(inject('redisUrl'));
 });
-afterAll(async () => {
-  await gateway.stop();
-  await queue.obliterate({ force: true });
-  await queue.close();
-  redis.disconnect();
-});
-
-async function jobCount() {
-  const counts = await queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed');
-  return Object.values(counts).reduce((a, b) => a + b, 0);
-}
+afterAll(() => gateway.stop());
 
 function send(path: string, body: unknown, init: RequestInit = {}) {
   return fetch(gateway.url + path, {
@@ -99,13 +72,13 @@ async function expectRejected(
   }
   if (field) expect(body.message).toContain(`"${field}"`);
   if (field) expect(body.field).toBe(field);
-  expect(await jobCount()).toBe(0);
+  expect(await gateway.jobCount()).toBe(0);
   return body;
 }
 
 describe('submission routes: rejections enqueue nothing', () => {
   beforeEach(async () => {
-    await queue.obliterate({ force: true });
+    await gateway.clearQueue();
   });
 
   it('EMAIL_REQUIRED names the email field, on every endpoint', async () => {
@@ -255,7 +228,7 @@ describe('submission routes: accepted', () => {
       recordId: expect.stringMatching(/^con_[0-9a-z]{26}$/),
       isWorkEmail: true,
     });
-    const jobs = await queue.getJobs(['waiting', 'active', 'completed']);
+    const jobs = await gateway.queue.getJobs(['waiting', 'active', 'completed']);
     const job = jobs.find((j) => j.data.recordId === body.recordId)!;
     expect(job.name).toBe('contact.v1');
     expect(job.data.data).toEqual({ email: 'lee@acme.io', name: 'Lee' });
