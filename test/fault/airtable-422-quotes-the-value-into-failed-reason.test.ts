@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
-import { loadConfig, type RunningWorker, startWorker } from '@forms/worker';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { pino } from 'pino';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
+import { type AirtableWorker, startAirtableWorker } from '../support/airtable-worker.ts';
 
 // Airtable's 422 messages can quote the value they refused. That message became the job's failedReason (kept
 // in Redis until removed, shown to ops) and went into the logs: an email and a phone number, in plain text.
@@ -12,38 +12,29 @@ import { enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/a
 const BASE = `appRedact${Date.now().toString(36)}`;
 const KEY = 'patRedactTest';
 let server: FakeAirtable;
-let worker: RunningWorker;
+let worker: AirtableWorker;
 let queue: Queue;
 let logs = '';
 
 beforeAll(async () => {
   server = await startFakeAirtable({ apiKey: KEY });
-  const queueName = `airtable-redact-${Date.now()}`;
   const sink = new Writable({
     write(chunk, _encoding, done) {
       logs += chunk;
       done();
     },
   });
-  worker = await startWorker(
-    loadConfig({
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
-      AIRTABLE_API_KEY: KEY,
-      AIRTABLE_BASE_ID: BASE,
-      AIRTABLE_ENDPOINT_URL: server.url,
-      AIRTABLE_RATE_LIMIT: '50',
-      RETRY_BASE_DELAY_MS: '20',
-    }),
-    pino({ level: 'debug' }, sink),
-  );
-  queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
+  worker = await startAirtableWorker(server, {
+    apiKey: KEY,
+    baseId: BASE,
+    env: { AIRTABLE_RATE_LIMIT: '50' },
+    logger: pino({ level: 'debug' }, sink),
+  });
+  queue = worker.queue;
 });
 
 afterAll(async () => {
   await worker?.stop();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
   await server?.close();
 });
 

@@ -1,9 +1,9 @@
 import { JOB_OPTIONS, type JobPayload, jobNameFor } from '@forms/schemas';
-import { loadConfig, type RunningWorker, startWorker } from '@forms/worker';
-import { Queue } from 'bullmq';
-import { afterEach, expect, inject, it } from 'vitest';
+import type { Queue } from 'bullmq';
+import { afterEach, expect, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { waitForDrain } from '../support/airtable-submissions.ts';
+import { startAirtableWorker } from '../support/airtable-worker.ts';
 
 // Seen: a contact, then a contact-update for the same email, the first request answered 503: requests
 // [503, 200, 200], and the final record had the older name. The batcher freed the merge key on the failure,
@@ -19,27 +19,16 @@ async function setUp(name: string) {
   const server = await startFakeAirtable({ apiKey: KEY });
   cleanup.push(() => server.close());
   const baseId = `app${name}${Date.now().toString(36)}`;
-  const queueName = `airtable-older-${name}-${Date.now()}`;
-  const worker: RunningWorker = await startWorker(
-    loadConfig({
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
-      AIRTABLE_API_KEY: KEY,
-      AIRTABLE_BASE_ID: baseId,
-      AIRTABLE_ENDPOINT_URL: server.url,
+  const { queue, stop } = await startAirtableWorker(server, {
+    apiKey: KEY,
+    baseId,
+    env: {
       AIRTABLE_RATE_LIMIT: '50',
       AIRTABLE_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
-      RETRY_BASE_DELAY_MS: '20',
       RETRY_MAX_DELAY_MS: '40',
-      LOG_LEVEL: 'silent',
-    }),
-  );
-  cleanup.push(() => worker.stop());
-  const queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
-  cleanup.push(async () => {
-    await queue.obliterate({ force: true });
-    await queue.close();
+    },
   });
+  cleanup.push(stop);
   return { server, baseId, queue };
 }
 

@@ -1,39 +1,25 @@
-import { loadConfig, type RunningWorker, startWorker } from '@forms/worker';
-import { Queue } from 'bullmq';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import type { Queue } from 'bullmq';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
+import { type AirtableWorker, startAirtableWorker } from '../support/airtable-worker.ts';
 
 // Airtable refuses a whole request for one bad value (422). The bad record must fail at once, with
 // Airtable's reason on the job, and the good records batched with it must still land.
 const BASE = `app422${Date.now().toString(36)}`;
 const KEY = 'pat422Test';
 let server: FakeAirtable;
-let worker: RunningWorker;
+let worker: AirtableWorker;
 let queue: Queue;
 
 beforeAll(async () => {
   server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: 50, windowMs: 1_000, lockoutMs: 2_000 } });
-  const queueName = `airtable-422-${Date.now()}`;
-  worker = await startWorker(
-    loadConfig({
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
-      AIRTABLE_API_KEY: KEY,
-      AIRTABLE_BASE_ID: BASE,
-      AIRTABLE_ENDPOINT_URL: server.url,
-      AIRTABLE_RATE_LIMIT: '50',
-      RETRY_BASE_DELAY_MS: '20',
-      LOG_LEVEL: 'silent',
-    }),
-  );
-  queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
+  worker = await startAirtableWorker(server, { apiKey: KEY, baseId: BASE, env: { AIRTABLE_RATE_LIMIT: '50' } });
+  queue = worker.queue;
 });
 
 afterAll(async () => {
   await worker?.stop();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
   await server?.close();
 });
 

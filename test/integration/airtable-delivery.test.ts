@@ -1,42 +1,36 @@
-import { type AirtableCrm, loadAirtableMapping, loadConfig, type RunningWorker, startWorker } from '@forms/worker';
-import { Queue } from 'bullmq';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { type AirtableCrm, loadAirtableMapping } from '@forms/worker';
+import type { Queue } from 'bullmq';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { checkDelivery, enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
+import { type AirtableWorker, startAirtableWorker } from '../support/airtable-worker.ts';
 
 // 1,000 submissions of every kind through a flaky Airtable: a fifth of the requests fail with a 5xx (half of
 // those after the write went in), a few time out. Every submission must end as exactly one record.
 const BASE = `appDelivery${Date.now().toString(36)}`;
 const KEY = 'patDeliveryTest';
 let server: FakeAirtable;
-let worker: RunningWorker;
+let worker: AirtableWorker;
 let queue: Queue;
 
 beforeAll(async () => {
   // A fast limit keeps the test short; the ten-record and lock-out rules are the real ones.
   server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: 50, windowMs: 1_000, lockoutMs: 2_000 } });
-  const queueName = `airtable-delivery-${Date.now()}`;
-  const config = loadConfig({
-    REDIS_URL: inject('redisUrl'),
-    QUEUE_NAME: queueName,
-    AIRTABLE_API_KEY: KEY,
-    AIRTABLE_BASE_ID: BASE,
-    AIRTABLE_ENDPOINT_URL: server.url,
-    AIRTABLE_RATE_LIMIT: '50',
-    AIRTABLE_RATE_MARGIN: '0.2',
-    AIRTABLE_REQUEST_TIMEOUT_MS: '300',
-    RETRY_BASE_DELAY_MS: '20',
-    RETRY_MAX_DELAY_MS: '200',
-    LOG_LEVEL: 'silent',
+  worker = await startAirtableWorker(server, {
+    apiKey: KEY,
+    baseId: BASE,
+    env: {
+      AIRTABLE_RATE_LIMIT: '50',
+      AIRTABLE_RATE_MARGIN: '0.2',
+      AIRTABLE_REQUEST_TIMEOUT_MS: '300',
+      RETRY_MAX_DELAY_MS: '200',
+    },
   });
-  worker = await startWorker(config);
-  queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
+  queue = worker.queue;
 });
 
 afterAll(async () => {
   await worker?.stop();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
   await server?.close();
 });
 
@@ -74,6 +68,6 @@ it('delivers 1,000 mixed submissions through 20% 5xx as one record each, none lo
   const write = server.records(BASE, 'Signups').find((r) => r.fields['Submission ID'] === submissions[3]!.submissionId);
   expect(sample?.returnvalue).toEqual({ crmRecordId: write?.id });
   // Each record Airtable confirmed, or skipped because newer writes had already set all its fields.
-  const stats = (worker.crm as AirtableCrm).stats();
+  const stats = (worker.worker.crm as AirtableCrm).stats();
   expect(stats.records + stats.olderSkipped).toBeGreaterThanOrEqual(1_000);
 });
