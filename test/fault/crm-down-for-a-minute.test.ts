@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { loadConfig, type RunningGateway, startGateway } from '@forms/gateway';
-import { Queue } from 'bullmq';
+import { startTestGateway, type TestGateway } from '@forms/gateway/testing';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { eventually } from '../support/crm-database.ts';
@@ -14,31 +14,21 @@ const TOTAL = 500;
 const LIMIT = 5;
 const BASE = `appDown${Date.now().toString(36)}`;
 const KEY = 'patCrmDown';
-const queueName = `crm-down-${randomUUID()}`;
 let server: FakeAirtable;
-let gateway: RunningGateway;
+let gateway: TestGateway;
 let queue: Queue;
 let worker: WorkerProcess | undefined;
 
 beforeAll(async () => {
   server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: LIMIT, windowMs: 1_000, lockoutMs: 30_000 } });
-  gateway = await startGateway(
-    loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_REQUESTS: '0', // all load comes from one address
-    }),
-  );
-  queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
+  gateway = await startTestGateway(inject('redisUrl'), {
+    RATE_LIMIT_REQUESTS: '0', // all load comes from one address
+  });
+  queue = gateway.queue;
 });
 afterAll(async () => {
   if (worker?.child.exitCode === null) worker.child.kill('SIGKILL');
   await gateway?.stop();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
   await server?.close();
 });
 
@@ -57,7 +47,7 @@ describe('the CRM down for a minute during a drain (connection refused, then 503
     // job runs out of attempts, and the backlog is retried promptly once the CRM is back.
     worker = await spawnWorker({
       REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
+      QUEUE_NAME: gateway.queueName,
       AIRTABLE_API_KEY: KEY,
       AIRTABLE_BASE_ID: BASE,
       AIRTABLE_ENDPOINT_URL: server.url,

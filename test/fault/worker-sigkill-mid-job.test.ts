@@ -1,38 +1,23 @@
-import { randomUUID } from 'node:crypto';
-import { loadConfig, type RunningGateway, startGateway } from '@forms/gateway';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import { startTestGateway, type TestGateway } from '@forms/gateway/testing';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
 import { spawnWorker } from '../support/worker-process.ts';
 
 const TOTAL = 1_500;
-const queueName = `kill-${randomUUID()}`;
 let store: TestDatabase;
-let gateway: RunningGateway;
-let redis: Redis;
+let gateway: TestGateway;
 let queue: Queue;
 
 beforeAll(async () => {
   store = await openTestDatabase({ shareable: true });
-  gateway = await startGateway(
-    loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_REQUESTS: '0', // 1,500 submissions from one address: the per-client limit is not under test
-    }),
-  );
-  redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
-  queue = new Queue(queueName, { connection: redis });
+  gateway = await startTestGateway(inject('redisUrl'), {
+    RATE_LIMIT_REQUESTS: '0', // 1,500 submissions from one address: the per-client limit is not under test
+  });
+  queue = gateway.queue;
 });
 afterAll(async () => {
   await gateway?.stop();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
-  redis?.disconnect();
   await store?.close();
 });
 
@@ -57,7 +42,7 @@ describe('worker killed with SIGKILL mid-job', () => {
     const env = {
       ...store.workerEnv,
       REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
+      QUEUE_NAME: gateway.queueName,
       WORKER_CONCURRENCY: '4',
       WORKER_LOCK_DURATION_MS: '2000',
     };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { loadConfig, type RunningGateway, startGateway } from '@forms/gateway';
-import { Queue } from 'bullmq';
+import { startTestGateway, type TestGateway } from '@forms/gateway/testing';
+import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { eventually } from '../support/crm-database.ts';
@@ -10,33 +10,23 @@ import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
 const TOTAL = 600;
 const BASE = `appKill${Date.now().toString(36)}`;
 const KEY = 'patKillTwice';
-const queueName = `kill-twice-${randomUUID()}`;
 // All load comes from 127.0.0.1, one client: the per-client limit is for the open internet, not this test.
 const ONE_CLIENT = { RATE_LIMIT_REQUESTS: '0' };
 let server: FakeAirtable;
-let gateway: RunningGateway;
+let gateway: TestGateway;
 let queue: Queue;
 const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: 5, windowMs: 1_000, lockoutMs: 30_000 } });
-  gateway = await startGateway(
-    loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
-      LOG_LEVEL: 'silent',
-      ...ONE_CLIENT,
-    }),
-  );
-  queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
+  gateway = await startTestGateway(inject('redisUrl'), {
+    ...ONE_CLIENT,
+  });
+  queue = gateway.queue;
 });
 afterAll(async () => {
   for (const w of workers) if (w.child.exitCode === null) w.child.kill('SIGKILL');
   await gateway?.stop();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
   await server?.close();
 });
 
@@ -53,7 +43,7 @@ describe('worker SIGKILLed twice during a busy drain into Airtable', () => {
 
     const env = {
       REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
+      QUEUE_NAME: gateway.queueName,
       AIRTABLE_API_KEY: KEY,
       AIRTABLE_BASE_ID: BASE,
       AIRTABLE_ENDPOINT_URL: server.url,
