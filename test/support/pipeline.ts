@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig as gatewayConfig, type RunningGateway, startGateway } from '@forms/gateway';
 import {
   createPostgresCrm,
+  createWorkerRedis,
   type Database,
   type RunningWorker,
   startWorker,
   loadConfig as workerConfig,
 } from '@forms/worker';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { inject } from 'vitest';
 import { openTestDatabase, type TestDatabase } from './crm-database.ts';
@@ -30,17 +30,24 @@ export type Pipeline = {
 /**
  * The whole pipeline in this process, as the cross-app tests need it: a fresh CRM store (PGlite, or a
  * database on DATABASE_URL), a worker writing to it, and a gateway listening on a free port, all on the test
- * Redis under a queue of their own.
+ * Redis under a queue of their own; on a Redis Cluster instead when `extraEnv` names REDIS_CLUSTER_NODES.
  */
 export async function startPipeline(
   extraEnv: Record<string, string> = {},
   { withWorker = true } = {},
 ): Promise<Pipeline> {
-  const env = { REDIS_URL: inject('redisUrl'), QUEUE_NAME: `it-${randomUUID()}`, LOG_LEVEL: 'silent', ...extraEnv };
+  const env = {
+    ...(extraEnv.REDIS_CLUSTER_NODES ? {} : { REDIS_URL: inject('redisUrl') }),
+    QUEUE_NAME: `it-${randomUUID()}`,
+    LOG_LEVEL: 'silent',
+    ...extraEnv,
+  };
   const store: TestDatabase = await openTestDatabase();
   const db = await store.read();
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
-  const queue = new Queue(env.QUEUE_NAME, { connection: redis });
+  // The apps' own reading of the env, so the test's queue is theirs: same Redis (or cluster), same prefix.
+  const settings = workerConfig(env).redis;
+  const redis = createWorkerRedis(settings);
+  const queue = new Queue(env.QUEUE_NAME, { connection: redis, prefix: settings.prefix });
   const pipeline: Pipeline = {
     env,
     db,

@@ -1,4 +1,4 @@
-import { parseEnv, SHARED_ENV_ENTRIES, sharedSettings } from '@forms/schemas';
+import { parseEnv, type RedisSettings, SHARED_ENV_ENTRIES, sharedSettings } from '@forms/schemas';
 import * as v from 'valibot';
 
 const EnvSchema = v.object({
@@ -8,8 +8,8 @@ const EnvSchema = v.object({
 });
 
 export type OpsConfig = Readonly<{
-  redisUrl: string;
-  prefix: string;
+  /** One Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES), chosen by the apps' own rule. */
+  redis: RedisSettings;
   queueName: string;
   airtableBaseId: string | undefined;
 }>;
@@ -18,10 +18,5 @@ export type OpsConfig = Readonly<{
 export function loadConfig(env: Record<string, string | undefined>): OpsConfig {
   const e = parseEnv(EnvSchema, env);
   const { redis, queueName } = sharedSettings(e);
-  if (redis.mode === 'cluster') {
-    throw new Error(
-      'Invalid configuration: the ops CLI does not support REDIS_CLUSTER_NODES yet; point REDIS_URL at one node',
-    );
-  }
-  return Object.freeze({ redisUrl: redis.url, prefix: redis.prefix, queueName, airtableBaseId: e.AIRTABLE_BASE_ID });
+  return Object.freeze({ redis, queueName, airtableBaseId: e.AIRTABLE_BASE_ID });
 }

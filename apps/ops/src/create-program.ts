@@ -10,7 +10,7 @@ import { statusCommand } from './commands/status-command.ts';
 export function createProgram(ctx: CliContext): Command {
   const program = new Command('ops')
     .description(
-      'See, replay and purge failed CRM writes; watch the queue. Reads REDIS_URL and QUEUE_NAME like the apps.\n' +
+      'See, replay and purge failed CRM writes; watch the queue. Reads REDIS_URL (or REDIS_CLUSTER_NODES) and QUEUE_NAME like the apps.\n' +
         'Exit codes: 0 ok, 1 failed (Redis unreachable, a job that could not be replayed, nothing found), 2 bad usage.',
     )
     .showHelpAfterError()

@@ -1,25 +1,26 @@
+import type { RedisSettings } from '@forms/schemas';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import type { OpsConfig } from './config.ts';
 
-export type OpenQueue = { queue: Queue; redis: Redis; close: () => Promise<void> };
+/** The CLI's Redis: one server, or a cluster (BullMQ takes either; every key we read is slot-safe). */
+export type OpsRedis = Redis | Cluster;
+
+export type OpenQueue = { queue: Queue; redis: OpsRedis; close: () => Promise<void> };
 
 /**
- * The CLI's connection: BullMQ's own Queue on one ioredis client, no layer between. It fails fast (a few
- * reconnects, then the command fails with exit 1) rather than hanging an operator's terminal.
+ * The CLI's connection: BullMQ's own Queue on one ioredis client (a Cluster client on a cluster), no layer
+ * between. It fails fast (a few reconnects, then the command fails with exit 1) rather than hanging an
+ * operator's terminal.
  */
 export async function openQueue(config: OpsConfig): Promise<OpenQueue> {
-  const redis = new Redis(config.redisUrl, {
-    maxRetriesPerRequest: 1,
-    connectTimeout: 3_000,
-    retryStrategy: (times) => (times > 3 ? null : 250),
-    lazyConnect: true,
-  });
+  const redis = connect(config.redis);
   redis.on('error', () => {}); // reported by the command that fails
   await redis.connect().catch((err: Error) => {
-    throw new Error(`could not reach Redis at ${withoutPassword(config.redisUrl)}: ${err.message}`);
+    redis.disconnect();
+    throw new Error(`could not reach Redis at ${where(config.redis)}: ${err.message}`);
   });
-  const queue = new Queue(config.queueName, { connection: redis, prefix: config.prefix });
+  const queue = new Queue(config.queueName, { connection: redis, prefix: config.redis.prefix });
   return {
     queue,
     redis,
@@ -28,6 +29,28 @@ export async function openQueue(config: OpsConfig): Promise<OpenQueue> {
       redis.disconnect();
     },
   };
+}
+
+function connect(settings: RedisSettings): OpsRedis {
+  const options = { maxRetriesPerRequest: 1, connectTimeout: 3_000, lazyConnect: true };
+  const retry = (times: number) => (times > 3 ? null : 250);
+  if (settings.mode === 'single') return new Redis(settings.url, { ...options, retryStrategy: retry });
+  return new Cluster([...settings.nodes], {
+    lazyConnect: true,
+    clusterRetryStrategy: retry,
+    redisOptions: {
+      ...options,
+      username: settings.username,
+      password: settings.password,
+      tls: settings.tls ? {} : undefined,
+    },
+  });
+}
+
+/** Where the CLI looked, for an error message: never a password. */
+function where(settings: RedisSettings): string {
+  if (settings.mode === 'single') return withoutPassword(settings.url);
+  return `the cluster at ${settings.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
 }
 
 export function withoutPassword(url: string): string {

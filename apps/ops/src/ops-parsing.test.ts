@@ -44,7 +44,14 @@ describe('failure codes', () => {
 
 describe('config and exit codes', () => {
   it('reads REDIS_URL and QUEUE_NAME as the apps do, naming a bad variable', () => {
-    expect(loadConfig({})).toMatchObject({ redisUrl: 'redis://127.0.0.1:6379', queueName: 'submissions' });
+    expect(loadConfig({})).toMatchObject({
+      redis: { mode: 'single', url: 'redis://127.0.0.1:6379', prefix: 'bull' },
+      queueName: 'submissions',
+    });
+    expect(loadConfig({ REDIS_CLUSTER_NODES: '127.0.0.1:7000,127.0.0.1:7001' }).redis).toMatchObject({
+      mode: 'cluster',
+      prefix: '{forms}',
+    });
     expect(() => loadConfig({ QUEUE_NAME: 'a b' })).toThrow(/QUEUE_NAME/);
   });
   it('0 for help, 2 for bad usage or configuration, on every command', async () => {

@@ -1,5 +1,5 @@
 import { AIRTABLE_REQUEST_BUCKET_MS, airtableBaseKeys } from '@forms/schemas';
-import type { Redis } from 'ioredis';
+import type { OpsRedis } from './open-queue.ts';
 
 export type CrmLimits =
   | { crm: 'unknown'; note: string }
@@ -27,7 +27,7 @@ const REASON_SUFFIXES = ['paused-reason', 'pause-reason', 'paused-credentials', 
  * paused until when and why, 429s counted, requests in the last minute. One pipelined round trip, and
  * tolerant: a key of an unexpected type or a non-numeric value is reported as found, not an error.
  */
-export async function readCrmLimits(redis: Redis, baseId: string | undefined, now = Date.now()): Promise<CrmLimits> {
+export async function readCrmLimits(redis: OpsRedis, baseId: string | undefined, now = Date.now()): Promise<CrmLimits> {
   if (!baseId)
     return {
       crm: 'unknown',

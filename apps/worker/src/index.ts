@@ -1,4 +1,5 @@
 export { loadConfig, type WorkerConfig } from './config.ts';
+export { createWorkerRedis, type WorkerRedis } from './create-worker-redis.ts';
 export { type AirtableCrm, type AirtableSettings, createAirtableCrm } from './crm/airtable/airtable-crm.ts';
 export { type AirtableMapping, loadAirtableMapping, toAirtableWrite } from './crm/airtable/airtable-mapping.ts';
 export {
