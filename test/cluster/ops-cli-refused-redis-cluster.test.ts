@@ -8,7 +8,8 @@ import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 // exit 2), so a scaled-out deployment left ops with no tools for its failed writes. The launch-day flow of
 // ops-postgres-replay, now on a 3-master, 3-replica cluster: the store refuses every new row, the jobs
 // fail, `ops failed` lists exactly them, `ops replay` sends them again once the store is fixed, each is
-// stored once; `ops status` and `ops show` read the same cluster.
+// stored once; `ops status` and `ops show` read the same cluster, and so do the gateway's admin routes.
+const TOKEN = 'admin-token-for-cluster-tests-0123';
 let cluster: LocalRedisCluster;
 let pipeline: Pipeline;
 
@@ -16,6 +17,7 @@ beforeAll(async () => {
   cluster = await startRedisCluster();
   pipeline = await startPipeline({
     REDIS_CLUSTER_NODES: cluster.seeds,
+    ADMIN_TOKEN: TOKEN,
     RETRY_BASE_DELAY_MS: '5',
     RETRY_MAX_DELAY_MS: '40',
   });
@@ -32,7 +34,7 @@ async function records(): Promise<Map<string, number>> {
   return new Map(rows.map((r) => [r.record_id, r.n]));
 }
 
-it('ops failed, replay, show and status on a Redis Cluster: 40 failed writes listed, replayed, stored once', async () => {
+it('ops failed, replay, show, status and the admin routes on a Redis Cluster: 40 failed writes listed, replayed, stored once', async () => {
   const env = pipeline.env;
   expect(env.REDIS_URL).toBeUndefined(); // the cluster only: nothing falls back to a single Redis
   await pipeline.db.exec('ALTER TABLE submissions ADD CONSTRAINT ops_cluster_refuse CHECK (false) NOT VALID');
@@ -55,4 +57,13 @@ it('ops failed, replay, show and status on a Redis Cluster: 40 failed writes lis
   const shown = await runOps(['show', recordIds[1]!, '--json'], env);
   expect(shown.code, shown.stderr).toBe(0);
   expect(shown.json.submissions[0]).toMatchObject({ state: 'delivered', kind: 'creator-signup' });
+
+  // The same answers through the gateway's admin wing, for whoever has a browser rather than a terminal.
+  const headers = { authorization: `Bearer ${TOKEN}` };
+  const byRecord = await fetch(`${pipeline.gateway.url}/admin/submissions/${recordIds[1]}`, { headers });
+  expect(byRecord.status).toBe(200);
+  expect((await byRecord.json()).submissions[0]).toMatchObject({ state: 'delivered', kind: 'creator-signup' });
+  const board = await fetch(`${pipeline.gateway.url}/admin/queues/api/queues`, { headers });
+  expect(board.status).toBe(200);
+  expect(JSON.stringify(await board.json())).toContain(env.QUEUE_NAME!);
 }, 120_000);
