@@ -3,6 +3,7 @@ import { startTestGateway, type TestGateway } from '@forms/gateway/testing';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
+import { airtableWorkerEnv } from '../support/airtable-worker.ts';
 import { eventually } from '../support/crm-database.ts';
 import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
@@ -46,11 +47,7 @@ describe('the CRM down for a minute during a drain (connection refused, then 503
     // Retries from 1 s, capped at 8 s: 14 attempts then span well over the outage (1+2+4+8×11 s), so no
     // job runs out of attempts, and the backlog is retried promptly once the CRM is back.
     worker = await spawnWorker({
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: gateway.queueName,
-      AIRTABLE_API_KEY: KEY,
-      AIRTABLE_BASE_ID: BASE,
-      AIRTABLE_ENDPOINT_URL: server.url,
+      ...airtableWorkerEnv(server, { apiKey: KEY, baseId: BASE, queueName: gateway.queueName }),
       AIRTABLE_REQUEST_TIMEOUT_MS: '2000',
       RETRY_BASE_DELAY_MS: '1000',
       RETRY_MAX_DELAY_MS: '8000',

@@ -3,6 +3,7 @@ import { startTestGateway, type TestGateway } from '@forms/gateway/testing';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
+import { airtableWorkerEnv } from '../support/airtable-worker.ts';
 import { eventually } from '../support/crm-database.ts';
 import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
@@ -42,11 +43,7 @@ describe('worker SIGKILLed twice during a busy drain into Airtable', () => {
     expect(acknowledged.size).toBe(TOTAL);
 
     const env = {
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: gateway.queueName,
-      AIRTABLE_API_KEY: KEY,
-      AIRTABLE_BASE_ID: BASE,
-      AIRTABLE_ENDPOINT_URL: server.url,
+      ...airtableWorkerEnv(server, { apiKey: KEY, baseId: BASE, queueName: gateway.queueName }),
       // A short lock, so the jobs a killed worker held come back within seconds.
       WORKER_LOCK_DURATION_MS: '2000',
     };

@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { waitForDrain } from '../support/airtable-submissions.ts';
+import { airtableWorkerEnv } from '../support/airtable-worker.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
 
 // The "merge key in flight" set was per process: two worker processes could upsert one new email at the
@@ -21,11 +22,7 @@ beforeAll(async () => {
   const queueName = `airtable-race-${Date.now()}`;
   queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
   const env = {
-    REDIS_URL: inject('redisUrl'),
-    QUEUE_NAME: queueName,
-    AIRTABLE_API_KEY: KEY,
-    AIRTABLE_BASE_ID: BASE,
-    AIRTABLE_ENDPOINT_URL: server.url,
+    ...airtableWorkerEnv(server, { apiKey: KEY, baseId: BASE, queueName }),
     AIRTABLE_RATE_LIMIT: '100',
     RETRY_BASE_DELAY_MS: '50',
     RETRY_MAX_DELAY_MS: '200',

@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { checkDelivery, enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
+import { airtableWorkerEnv } from '../support/airtable-worker.ts';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
 
 // Two worker processes, one base: the rate limit is the base's, not each process's. The fake enforces it
@@ -19,11 +20,7 @@ beforeAll(async () => {
   const queueName = `airtable-two-${Date.now()}`;
   queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
   const env = {
-    REDIS_URL: inject('redisUrl'),
-    QUEUE_NAME: queueName,
-    AIRTABLE_API_KEY: KEY,
-    AIRTABLE_BASE_ID: BASE,
-    AIRTABLE_ENDPOINT_URL: server.url,
+    ...airtableWorkerEnv(server, { apiKey: KEY, baseId: BASE, queueName }),
     AIRTABLE_RATE_LIMIT: String(LIMIT),
     // More margin than the default: CI runs other suites on the same two cores, and jitter there must not
     // pass for a shared-limit bug. Unshared, the two processes would send 1.7 times the limit.

@@ -5,6 +5,20 @@ import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import type { FakeAirtable } from './airtable-server.ts';
 
+/** What a worker needs to reach the local Airtable server `server` and the test Redis's queue `queueName`. */
+export function airtableWorkerEnv(
+  server: FakeAirtable,
+  { apiKey, baseId, queueName }: { apiKey: string; baseId: string; queueName: string },
+): Record<string, string> {
+  return {
+    REDIS_URL: inject('redisUrl'),
+    QUEUE_NAME: queueName,
+    AIRTABLE_API_KEY: apiKey,
+    AIRTABLE_BASE_ID: baseId,
+    AIRTABLE_ENDPOINT_URL: server.url,
+  };
+}
+
 export type AirtableWorker = { worker: RunningWorker; queue: Queue; queueName: string; stop: () => Promise<void> };
 
 /**
@@ -24,11 +38,7 @@ export async function startAirtableWorker(
 ): Promise<AirtableWorker> {
   const queueName = `airtable-${randomUUID()}`;
   const config = loadConfig({
-    REDIS_URL: inject('redisUrl'),
-    QUEUE_NAME: queueName,
-    AIRTABLE_API_KEY: apiKey,
-    AIRTABLE_BASE_ID: baseId,
-    AIRTABLE_ENDPOINT_URL: server.url,
+    ...airtableWorkerEnv(server, { apiKey, baseId, queueName }),
     RETRY_BASE_DELAY_MS: '20',
     LOG_LEVEL: 'silent',
     ...env,

@@ -1,7 +1,7 @@
 /**
  * The Redis keys of one Airtable base's shared state, named in one place for the worker (which writes
  * them) and `ops status` (which reads them). The braces keep a base's keys in one cluster slot.
- * `base-rate-limiter.ts` builds the first three itself; a worker test checks they agree with these.
+ * `base-rate-limiter.ts` takes its keys from here.
  */
 export function airtableBaseKeys(baseId: string, prefix = 'airtable') {
   const base = `${prefix}:{${baseId}}`;

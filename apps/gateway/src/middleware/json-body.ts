@@ -3,6 +3,9 @@ import type { Context, Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { ApiError } from '../errors.ts';
 
+/** `application/<anything>+json`, which the JSON parser also takes. */
+const JSON_SUFFIX_TYPE = /^application\/[\w.+-]+\+json$/;
+
 /** What a body over the limit is answered with on a route, when not the generic PAYLOAD_TOO_LARGE. */
 export type TooLarge = { code: ErrorCode; field?: string };
 
@@ -42,7 +45,7 @@ export function jsonBody({ limit, tooLarge }: { limit: number; tooLarge?: TooLar
   return async function jsonBody(ctx: Context, next: Next) {
     if (tooLarge) ctx.state.tooLarge = tooLarge;
     const type = ctx.request.type;
-    if (type !== 'application/json' && !/^application\/[\w.+-]+\+json$/.test(type)) {
+    if (type !== 'application/json' && !JSON_SUFFIX_TYPE.test(type)) {
       throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
     }
     const encoding = ctx.get('content-encoding').trim().toLowerCase();

@@ -10,9 +10,9 @@ const SANE = new RegExp(`^[A-Za-z0-9._:-]{1,${REQUEST_ID_MAX_LENGTH}}$`);
  * goes into the job and so into the worker's logs. A hostile value (newlines, a megabyte) never reaches
  * a log line or Redis.
  */
-export function requestId({ header = 'x-request-id' } = {}) {
+export function requestId() {
   return async function requestId(ctx: Context, next: Next) {
-    const given = ctx.get(header);
+    const given = ctx.get('x-request-id');
     const id = SANE.test(given) ? given : randomUUID();
     ctx.state.requestId = id;
     ctx.set('X-Request-Id', id);

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { ApiError } from '../errors.ts';
+import { hash } from './submission-keys.ts';
 
 const PRINTABLE = /^[\x20-\x7e]{1,255}$/;
 
@@ -19,5 +19,5 @@ export function readIdempotencyKey(header: string | string[] | undefined): strin
  * whitespace, key order or an ignored field is still the same submission. 128 bits of SHA-256.
  */
 export function bodyFingerprint(path: string, data: unknown): string {
-  return createHash('sha256').update(path).update('\n').update(JSON.stringify(data)).digest('hex').slice(0, 32);
+  return hash(`${path}\n${JSON.stringify(data)}`);
 }

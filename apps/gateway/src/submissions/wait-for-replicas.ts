@@ -1,8 +1,7 @@
 import { queueKey } from '@forms/schemas';
 import { Cluster, Command, type Redis } from 'ioredis';
 import type { GatewayConfig } from '../config.ts';
-import { ApiError } from '../errors.ts';
-import { QUEUE_RETRY_AFTER_SECONDS, withRedisDeadline } from '../redis-deadline.ts';
+import { queueUnavailable, withRedisDeadline } from '../redis-deadline.ts';
 import type { ProducerRedis } from './queue.ts';
 
 /**
@@ -35,9 +34,8 @@ export async function waitForReplicas(
     ? await withRedisDeadline(node.wait(wanted, config.enqueueTimeoutMs), config.enqueueTimeoutMs + 250)
     : 0;
   if (acked < wanted) {
-    throw Object.assign(
-      new ApiError('QUEUE_UNAVAILABLE', { headers: { 'Retry-After': String(QUEUE_RETRY_AFTER_SECONDS) } }),
-      { cause: new Error(`${acked} of ${wanted} replicas acknowledged the job within ${config.enqueueTimeoutMs} ms`) },
+    throw queueUnavailable(
+      new Error(`${acked} of ${wanted} replicas acknowledged the job within ${config.enqueueTimeoutMs} ms`),
     );
   }
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { airtableBaseKeys } from '@forms/schemas';
 import type { WorkerRedis } from '../../create-worker-redis.ts';
 
 /**
@@ -74,12 +75,9 @@ export function createBaseRateLimiter({
   requestsPerSecond: number;
   keyPrefix?: string;
 }): BaseRateLimiter {
-  // The braces keep a base's keys in one hash slot, so the scripts also run on Redis Cluster.
-  const keys = {
-    nextSlot: `${keyPrefix}:{${baseId}}:next-slot`,
-    pausedUntil: `${keyPrefix}:{${baseId}}:paused-until`,
-    rateLimited: `${keyPrefix}:{${baseId}}:rate-limited`,
-  };
+  // The one naming of a base's keys (ops reads them too); they share a hash slot, so the scripts also run
+  // on Redis Cluster.
+  const keys = airtableBaseKeys(baseId, keyPrefix);
   // Whole milliseconds, rounded up: the spacing may only err on the slow side.
   const intervalMs = Math.ceil(1000 / requestsPerSecond);
   const run = (script: string, keyList: string[], ...args: (string | number)[]) =>
