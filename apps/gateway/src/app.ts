@@ -12,7 +12,7 @@ import { errorHandler } from './middleware/error-handler.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
 import { publicCors } from './middleware/public-cors.ts';
 import { requestId } from './middleware/request-id.ts';
-import { type AbuseCounters, createAbuseCounters, type ProducerRedis, submissionsRouter } from './submissions/index.ts';
+import { type AbuseCounters, createAbuseCounters, type ProducerRedis, submissionRoutes } from './submissions/index.ts';
 
 /**
  * `storage` stages careers CVs; without it an attached CV is answered with `cvUploadFailed: true`.
@@ -38,9 +38,15 @@ export function createApp(deps: GatewayDeps): Koa {
   app.use(publicCors());
   app.use(errorHandler({ logger, documentation: `${config.publicBaseUrl}/docs#errors` }));
 
+  app.use(
+    healthRoutes({
+      redis: deps.redis,
+      timeoutMs: config.enqueueTimeoutMs,
+      airtableBaseId: config.airtableBaseId,
+    }).routes(),
+  );
+  app.use(submissionRoutes({ ...deps, metrics, counters: deps.counters ?? createAbuseCounters() }));
   const routers = [
-    healthRoutes({ redis: deps.redis, timeoutMs: config.enqueueTimeoutMs, airtableBaseId: config.airtableBaseId }),
-    submissionsRouter({ ...deps, metrics, counters: deps.counters ?? createAbuseCounters() }),
     agentSurfaceRouter(deps),
     // No token, no admin surface: /admin/* falls through to the 404 below.
     ...(config.adminToken

@@ -5,21 +5,23 @@ export const QUEUE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Bounds one call to Redis (a queue add, a contact-index claim, a ping): rejects with QUEUE_UNAVAILABLE
- * (503, Retry-After) when `work` has not settled within `ms`, or failed.
+ * (503, Retry-After) when `work` has not settled within `ms`, or failed. One timer and one promise per call
+ * (it runs twice per submission); a late rejection of `work` is handled here, never an unhandled one.
  */
-export async function withRedisDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+export function withRedisDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(queueUnavailable(new Error(`Redis did not answer within ${ms} ms`))), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (cause) => {
+        clearTimeout(timer);
+        reject(queueUnavailable(cause));
+      },
+    );
   });
-  try {
-    return await Promise.race([work, deadline]);
-  } catch (cause) {
-    work.catch(() => {}); // a late rejection must not become an unhandled one
-    throw queueUnavailable(cause);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The 503 every Redis failure on the request path becomes, with `Retry-After`. */

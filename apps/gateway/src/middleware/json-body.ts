@@ -1,10 +1,20 @@
 import { BODY_LIMITS, type ErrorCode } from '@forms/schemas';
+import bourne from '@hapi/bourne';
 import type { Context, Next } from 'koa';
-import bodyParser from 'koa-bodyparser';
+import getRawBody from 'raw-body';
 import { ApiError } from '../errors.ts';
 
-/** `application/<anything>+json`, which the JSON parser also takes. */
+/** `application/<anything>+json`, which is read as JSON too. */
 const JSON_SUFFIX_TYPE = /^application\/[\w.+-]+\+json$/;
+/** A JSON text whose first token opens an object or an array (RFC 8259 white space before it). */
+const OBJECT_OR_ARRAY = /^[ \t\n\r]*[[{]/;
+
+declare module 'koa' {
+  interface Request {
+    /** The parsed JSON body, where jsonBody ran. */
+    body?: unknown;
+  }
+}
 
 /** What a body over the limit is answered with on a route, when not the generic PAYLOAD_TOO_LARGE. */
 export type TooLarge = { code: ErrorCode; field?: string };
@@ -22,46 +32,54 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
 }
 
 /**
- * JSON bodies only, with a size limit chosen per route. Anything else is a 415 before a byte is read, and
- * so is a compressed body: browsers never compress request bodies, ours are at most a few KiB (a CV is
- * already compressed), and a body we never inflate can be neither corrupt (zlib errors were 500s) nor a zip
- * bomb. A body over the limit is a 413 (raw-body checks Content-Length first, then counts):
- * PAYLOAD_TOO_LARGE, or the route's own `tooLarge` (careers-apply, where only the CV can be that large),
- * which the error handler reads from `ctx.state`. `__proto__` keys are removed at any depth while parsing
- * (unknown fields, dropped like the rest), and a body nested deeper than BODY_LIMITS.depth is a 400.
+ * Reads a JSON body with a size limit chosen per route, and returns it parsed. Anything but JSON is a 415
+ * before a byte is read, and so is a compressed body: browsers never compress request bodies, ours are at
+ * most a few KiB (a CV is already compressed), and a body we never inflate can be neither corrupt (zlib
+ * errors were 500s) nor a zip bomb. A body over the limit is a 413 (raw-body checks Content-Length first,
+ * then counts): PAYLOAD_TOO_LARGE, or the route's own `tooLarge` (careers-apply, where only the CV can be
+ * that large), which the error handler reads from `ctx.state`. The text is UTF-8; it must be an object or
+ * an array (an empty body is `{}`), else a 400. `__proto__` keys are removed at any depth while parsing
+ * (@hapi/bourne; unknown fields, dropped like the rest), and a body nested deeper than BODY_LIMITS.depth is
+ * a 400.
+ *
+ * raw-body and bourne are what koa-bodyparser ran underneath; called directly, the submission path no longer
+ * pays for that middleware's content negotiation and wrapping on every request.
  */
-export function jsonBody({ limit, tooLarge }: { limit: number; tooLarge?: TooLarge }) {
-  const parse = bodyParser({
-    enableTypes: ['json'],
-    extendTypes: { json: ['application/json', 'application/*+json'] },
-    jsonLimit: `${limit}b`,
-    strict: true,
-    // Passed through to co-body (@hapi/bourne): drop `__proto__` keys instead of failing the parse.
-    ...({ onProtoPoisoning: 'remove' } as object),
-    onerror: (err) => {
-      throw err;
-    },
-  });
-  return async function jsonBody(ctx: Context, next: Next) {
-    if (tooLarge) ctx.state.tooLarge = tooLarge;
-    const type = ctx.request.type;
-    if (type !== 'application/json' && !JSON_SUFFIX_TYPE.test(type)) {
-      throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
-    }
-    const encoding = ctx.get('content-encoding').trim().toLowerCase();
-    if (encoding !== '' && encoding !== 'identity') {
-      throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
-        detail: `Send the body uncompressed: "Content-Encoding: ${encoding.slice(0, 40)}" is not accepted`,
-        headers: { 'Accept-Encoding': 'identity' },
-      });
-    }
-    await parse(ctx, async () => {
-      if (nestsDeeperThan(ctx.request.body, BODY_LIMITS.depth)) {
-        throw new ApiError('INVALID_JSON', {
-          detail: `is nested more than ${BODY_LIMITS.depth} levels deep; send a flat JSON object`,
-        });
-      }
-      await next();
+export async function readJsonBody(ctx: Context, { limit, tooLarge }: { limit: number; tooLarge?: TooLarge }) {
+  if (tooLarge) ctx.state.tooLarge = tooLarge;
+  const type = ctx.request.type;
+  if (type !== 'application/json' && !JSON_SUFFIX_TYPE.test(type)) {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  }
+  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
+      detail: `Send the body uncompressed: "Content-Encoding: ${encoding.slice(0, 40)}" is not accepted`,
+      headers: { 'Accept-Encoding': 'identity' },
     });
+  }
+  const declared = ctx.req.headers['content-length'];
+  const text = (await getRawBody(ctx.req, { limit, length: declared ?? null })).toString('utf8');
+  if (text === '') return {};
+  let body: unknown;
+  try {
+    if (!OBJECT_OR_ARRAY.test(text)) throw new SyntaxError('not an object or an array');
+    body = bourne.parse(text, { protoAction: 'remove' });
+  } catch {
+    throw new ApiError('INVALID_JSON');
+  }
+  if (nestsDeeperThan(body, BODY_LIMITS.depth)) {
+    throw new ApiError('INVALID_JSON', {
+      detail: `is nested more than ${BODY_LIMITS.depth} levels deep; send a flat JSON object`,
+    });
+  }
+  return body;
+}
+
+/** readJsonBody as middleware, leaving the body in `ctx.request.body`. */
+export function jsonBody(options: { limit: number; tooLarge?: TooLarge }) {
+  return async function jsonBody(ctx: Context, next: Next) {
+    ctx.request.body = await readJsonBody(ctx, options);
+    await next();
   };
 }

@@ -1,9 +1,9 @@
 /**
- * The submissions wing: the site forms' user. One router for the eleven submission endpoints, and the
+ * The submissions wing: the site forms' user. One middleware for the eleven submission endpoints, and the
  * producer's Redis connection and queue that `startGateway` opens for it.
  */
 export { type AbuseCounters, createAbuseCounters } from './abuse-counters.ts';
 export type { SubmissionDeps } from './accept-submission.ts';
 export { createProducerRedis, createSubmissionQueue, type ProducerRedis } from './queue.ts';
 export { submissionKeys } from './submission-keys.ts';
-export { type SubmissionWingDeps, submissionRoutes as submissionsRouter } from './submission-routes.ts';
+export { type SubmissionWingDeps, submissionRoutes } from './submission-routes.ts';

@@ -11,15 +11,17 @@ export type ProducerRedis = Redis | Cluster;
  * timeout. An outage then answers 503 at once instead of hanging requests; reconnects go on in the
  * background, so submissions flow again as soon as Redis is back. On a cluster the same holds per node,
  * and the slot map is refreshed every second so a promoted replica is found soon after a failover.
- * Auto-pipelining sends every command issued in one tick in one socket write (the claims of concurrent
- * requests), which is where the gateway spent a third of its CPU before (`writev` per command).
+ *
+ * No auto-pipelining: ioredis builds each auto-pipeline (and each `multi`) by copying every script defined
+ * on the connection onto it, and BullMQ defines dozens. Side by side, a Koa server doing the claim and a
+ * `queue.add` per request answered 0.83 of the baseline without it and 0.60 with it (README, "Gateway
+ * speed"); one socket write per command costs less than that copying.
  */
 export function createProducerRedis(settings: RedisSettings): ProducerRedis {
   const retry = (times: number) => Math.min(times * 100, 1_000);
   if (settings.mode === 'single') {
     return new Redis(settings.url, {
       enableOfflineQueue: false,
-      enableAutoPipelining: true,
       maxRetriesPerRequest: 1,
       connectTimeout: 1_000,
       retryStrategy: retry,
@@ -27,7 +29,6 @@ export function createProducerRedis(settings: RedisSettings): ProducerRedis {
   }
   return new Cluster([...settings.nodes], {
     enableOfflineQueue: false,
-    enableAutoPipelining: true,
     clusterRetryStrategy: retry,
     slotsRefreshTimeout: 1_000,
     slotsRefreshInterval: 1_000,
@@ -48,47 +49,27 @@ export function createSubmissionQueue(name: string, redis: ProducerRedis, prefix
 
 export type Enqueue = <K extends SubmissionKind>(payload: JobPayload<K>) => Promise<void>;
 
-type Waiting = {
-  job: { name: string; data: unknown; opts: typeof JOB_OPTIONS & { jobId: string } };
-  resolve: () => void;
-  reject: (err: unknown) => void;
-};
-
 /**
- * Adds jobs, resolving each only once Redis has confirmed it. The job's id is the submission id, so adding
+ * Adds a job and resolves only once Redis has confirmed it. The job's id is the submission id, so adding
  * one again (a retry with the same Idempotency-Key) is a no-op in BullMQ.
  *
- * Adds requested in one turn of the event loop leave together as one `addBulk` (one pipeline, one socket
- * write, on the same connection as the claims, so a `WAIT` for replicas can follow it there). A failed
- * bulk fails every add in it (each answered 503); any of them may still have landed, which is what an
- * Idempotency-Key's retry is for. `afterAdd` (the durable-ack WAIT) runs once per bulk, before any of its
- * adds is answered.
+ * Each add is its own `queue.add` on the producer's connection. `afterAdd` (the durable-ack WAIT) is shared:
+ * adds confirmed in one turn of the event loop wait on one WAIT, sent on that connection in the next turn,
+ * after all of their adds (Redis answers a connection's commands in order, so a WAIT counts every write made
+ * before it). An add confirmed once that WAIT has been sent waits for the next one.
  */
 export function createEnqueue(queue: Queue, timeoutMs: number, afterAdd?: () => Promise<void>): Enqueue {
-  let waiting: Waiting[] = [];
-  function flush() {
-    const batch = waiting;
-    waiting = [];
-    const added = queue.addBulk(batch.map(({ job }) => job));
-    (afterAdd ? added.then(afterAdd) : added).then(
-      () => {
-        for (const w of batch) w.resolve();
-      },
-      (err) => {
-        for (const w of batch) w.reject(err);
-      },
-    );
-  }
-  return function enqueue(payload) {
-    const added = new Promise<void>((resolve, reject) => {
-      if (waiting.length === 0) setImmediate(flush);
-      const job = {
-        name: jobNameFor(payload.kind),
-        data: payload,
-        opts: { ...JOB_OPTIONS, jobId: payload.submissionId },
-      };
-      waiting.push({ job, resolve, reject });
+  let nextWait: Promise<void> | undefined;
+  function replicated(wait: () => Promise<void>): Promise<void> {
+    nextWait ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      nextWait = undefined;
+      return wait();
     });
-    return withRedisDeadline(added, timeoutMs);
+    return nextWait;
+  }
+  return async function enqueue(payload) {
+    const opts = { ...JOB_OPTIONS, jobId: payload.submissionId };
+    await withRedisDeadline(queue.add(jobNameFor(payload.kind), payload, opts), timeoutMs);
+    if (afterAdd) await replicated(afterAdd);
   };
 }

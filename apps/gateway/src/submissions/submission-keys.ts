@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as digest } from 'node:crypto';
 import { queueKey, type RedisSettings } from '@forms/schemas';
 
 /**
@@ -31,5 +31,5 @@ export type SubmissionKeys = ReturnType<typeof submissionKeys>;
 
 /** The 32-hex-character SHA-256 prefix the key names use. */
 export function hash(value: string): string {
-  return createHash('sha256').update(value).digest('hex').slice(0, 32);
+  return digest('sha256', value, 'hex').slice(0, 32);
 }
