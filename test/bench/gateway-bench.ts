@@ -10,6 +10,9 @@
  * 2xx/s, p50/p99/max latency, non-2xx, and ours ÷ baseline 2xx/s. autocannon runs in this process and shares
  * the two cores with the server under test and Redis, for the baseline and for ours alike.
  *
+ * BENCH_FLOOR=1 adds, to every round, a Koa server doing only the claim and the add (koa-floor-server.ts),
+ * without and with auto-pipelining.
+ *
  * Traffic goes only to 127.0.0.1; every run is bounded (BENCH_SECONDS, default 10, plus 2 s of warm-up;
  * BENCH_ROUNDS, default 1, repeats the saturation runs).
  * Each request comes from one of 1,000 client addresses (X-Forwarded-For, TRUST_PROXY=true), so the
@@ -136,6 +139,19 @@ const gateway = await startProcess(
 );
 const toBaseline = contactOnly.map((r) => ({ ...r, path: '/' }));
 
+// BENCH_FLOOR=1 adds two Koa floor servers to every round (koa-floor-server.ts: Koa + claim + add, nothing
+// else), without and with ioredis auto-pipelining: what keeping Koa and the claim leaves of the baseline.
+const floors = process.env.BENCH_FLOOR
+  ? await Promise.all(
+      (['plain', 'auto'] as const).map(async (pipelining) => {
+        const port = await freePort();
+        const url = `http://127.0.0.1:${port}/`;
+        const args = ['test/bench/koa-floor-server.ts', redisServer.url, String(port), 'floor', pipelining];
+        return { pipelining, url, server: await startProcess(args, {}, answers(url)), ratios: [] as number[] };
+      }),
+    )
+  : [];
+
 // Both servers stay up (an idle one costs nothing) and their runs alternate, so a change in what else
 // the machine is doing skews both sides of a ratio alike. BENCH_ROUNDS repeats the three runs at
 // saturation; the ratios reported are the medians.
@@ -153,6 +169,13 @@ for (let round = 1; round <= rounds; round++) {
   const mix = await run('ours: mix of the eleven endpoints', gateway, gatewayUrl, mixed);
   queued = Number(await redis.llen('bull:bench:wait'));
   lastOk = mix.result['2xx'];
+  // After the mix's jobs are counted: each floor run starts from a flushed Redis too.
+  for (const floor of floors) {
+    await flush();
+    const title = `Koa floor${floor.pipelining === 'auto' ? ', auto-pipelining' : ''}`;
+    const row = await run(title, floor.server, floor.url, toBaseline);
+    floor.ratios.push(row.okPerSecond / base.okPerSecond);
+  }
   rows.push(base, contact, mix);
   ratios.contact.push(contact.okPerSecond / base.okPerSecond);
   ratios.mix.push(mix.okPerSecond / base.okPerSecond);
@@ -189,6 +212,12 @@ console.log(
 console.log(
   `ours ÷ baseline by CPU per 2xx (baseline's ÷ ours), median of ${rounds}: /api/contact ${median(ratios.contactCpu).toFixed(2)}   mix ${median(ratios.mixCpu).toFixed(2)}`,
 );
+for (const floor of floors) {
+  console.log(
+    `Koa floor${floor.pipelining === 'auto' ? ' with auto-pipelining' : ''} ÷ baseline 2xx/s, median of ${rounds}: ${median(floor.ratios).toFixed(2)}`,
+  );
+  await stopProcess(floor.server);
+}
 // autocannon stops with up to `connections` requests in flight, enqueued but not counted as answered (and
 // the warm-up's jobs are there too); fewer jobs than 2xx answers would mean an acknowledged one was lost.
 const lost = Math.max(0, lastOk - queued);

@@ -38,15 +38,10 @@ export function createApp(deps: GatewayDeps): Koa {
   app.use(publicCors());
   app.use(errorHandler({ logger, documentation: `${config.publicBaseUrl}/docs#errors` }));
 
-  app.use(
-    healthRoutes({
-      redis: deps.redis,
-      timeoutMs: config.enqueueTimeoutMs,
-      airtableBaseId: config.airtableBaseId,
-    }).routes(),
-  );
+  // The submission paths first: they are the traffic of a launch, looked up in a map before any router runs.
   app.use(submissionRoutes({ ...deps, metrics, counters: deps.counters ?? createAbuseCounters() }));
   const routers = [
+    healthRoutes({ redis: deps.redis, timeoutMs: config.enqueueTimeoutMs, airtableBaseId: config.airtableBaseId }),
     agentSurfaceRouter(deps),
     // No token, no admin surface: /admin/* falls through to the 404 below.
     ...(config.adminToken
