@@ -10,6 +10,7 @@
  * 2xx/s, p50/p99/max latency, non-2xx, and ours ÷ baseline 2xx/s. autocannon runs in this process and shares
  * the two cores with the server under test and Redis, for the baseline and for ours alike.
  *
+ * BENCH_AGAINST=<dir> adds another checkout's gateway (on /api/contact) to every round, for before/after.
  * BENCH_FLOOR=1 adds, to every round, a Koa server doing only the claim and the add (koa-floor-server.ts),
  * without and with auto-pipelining.
  *
@@ -82,9 +83,14 @@ process.on('exit', () => {
 });
 
 /** Runs a TypeScript entry as its own Node process and waits until `ready` says it answers. */
-async function startProcess(args: string[], env: Record<string, string>, ready: () => Promise<boolean>) {
+async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  ready: () => Promise<boolean>,
+  cwd = REPO_ROOT,
+) {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: REPO_ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -125,18 +131,32 @@ const gatewayPort = await freePort();
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 // BENCH_CPU_PROF=1 writes a CPU profile of the gateway to .prof/ (open it in Chrome's DevTools).
 const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=.prof'] : [];
+const gatewayEnv = (port: number) => ({
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  REDIS_URL: redisServer.url,
+  QUEUE_NAME: 'bench',
+  LOG_LEVEL: 'warn',
+  TRUST_PROXY: 'true',
+});
+const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
 const gateway = await startProcess(
   [...profile, 'apps/gateway/src/main.ts'],
-  {
-    PORT: String(gatewayPort),
-    HOST: '127.0.0.1',
-    REDIS_URL: redisServer.url,
-    QUEUE_NAME: 'bench',
-    LOG_LEVEL: 'warn',
-    TRUST_PROXY: 'true',
-  },
-  async () => (await fetch(`${gatewayUrl}/healthz`)).ok,
+  gatewayEnv(gatewayPort),
+  healthy(gatewayUrl),
 );
+
+// BENCH_AGAINST=<another checkout, installed> adds its gateway on /api/contact to every round: a change
+// measured side by side with the code before it, in the same run.
+const against = process.env.BENCH_AGAINST
+  ? await (async () => {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const args = ['apps/gateway/src/main.ts'];
+      const server = await startProcess(args, gatewayEnv(port), healthy(url), process.env.BENCH_AGAINST);
+      return { url, server, ratios: [] as number[] };
+    })()
+  : undefined;
 const toBaseline = contactOnly.map((r) => ({ ...r, path: '/' }));
 
 // BENCH_FLOOR=1 adds two Koa floor servers to every round (koa-floor-server.ts: Koa + claim + add, nothing
@@ -169,7 +189,12 @@ for (let round = 1; round <= rounds; round++) {
   const mix = await run('ours: mix of the eleven endpoints', gateway, gatewayUrl, mixed);
   queued = Number(await redis.llen('bull:bench:wait'));
   lastOk = mix.result['2xx'];
-  // After the mix's jobs are counted: each floor run starts from a flushed Redis too.
+  // After the mix's jobs are counted: the other runs start from a flushed Redis too.
+  if (against) {
+    await flush();
+    const row = await run(`against: POST /api/contact`, against.server, against.url, contactOnly);
+    against.ratios.push(row.okPerSecond / base.okPerSecond);
+  }
   for (const floor of floors) {
     await flush();
     const title = `Koa floor${floor.pipelining === 'auto' ? ', auto-pipelining' : ''}`;
@@ -212,6 +237,12 @@ console.log(
 console.log(
   `ours ÷ baseline by CPU per 2xx (baseline's ÷ ours), median of ${rounds}: /api/contact ${median(ratios.contactCpu).toFixed(2)}   mix ${median(ratios.mixCpu).toFixed(2)}`,
 );
+if (against) {
+  console.log(
+    `${process.env.BENCH_AGAINST} on /api/contact ÷ baseline 2xx/s, median of ${rounds}: ${median(against.ratios).toFixed(2)}`,
+  );
+  await stopProcess(against.server);
+}
 for (const floor of floors) {
   console.log(
     `Koa floor${floor.pipelining === 'auto' ? ' with auto-pipelining' : ''} ÷ baseline 2xx/s, median of ${rounds}: ${median(floor.ratios).toFixed(2)}`,
