@@ -194,12 +194,14 @@ for (let round = 1; round <= rounds; round++) {
     await flush();
     const row = await run(`against: POST /api/contact`, against.server, against.url, contactOnly);
     against.ratios.push(row.okPerSecond / base.okPerSecond);
+    rows.push(row);
   }
   for (const floor of floors) {
     await flush();
     const title = `Koa floor${floor.pipelining === 'auto' ? ', auto-pipelining' : ''}`;
     const row = await run(title, floor.server, floor.url, toBaseline);
     floor.ratios.push(row.okPerSecond / base.okPerSecond);
+    rows.push(row);
   }
   rows.push(base, contact, mix);
   ratios.contact.push(contact.okPerSecond / base.okPerSecond);

@@ -14,8 +14,8 @@ export type ProducerRedis = Redis | Cluster;
  *
  * No auto-pipelining: ioredis builds each auto-pipeline (and each `multi`) by copying every script defined
  * on the connection onto it, and BullMQ defines dozens. Side by side, a Koa server doing the claim and a
- * `queue.add` per request answered 0.83 of the baseline without it and 0.60 with it (README, "Gateway
- * speed"); one socket write per command costs less than that copying.
+ * `queue.add` per request answered 0.85 of the baseline without it and 0.60 with it (README, "Now: the lean
+ * submission path"); one socket write per command costs less than that copying.
  */
 export function createProducerRedis(settings: RedisSettings): ProducerRedis {
   const retry = (times: number) => Math.min(times * 100, 1_000);
