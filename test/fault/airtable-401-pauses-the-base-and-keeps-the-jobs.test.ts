@@ -7,12 +7,16 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { checkDelivery, enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
+import { runOps } from '../support/ops-cli.ts';
 
 // Seen: with a wrong (expired, rotated) token every job went to the failed set on its first attempt
 // (attemptsMade=1 … 401). A bad credential is the base's fault, not the record's: the base pauses, the jobs
 // wait without spending attempts, the error names the variable to fix, the state is in Redis for readiness
 // and ops, and delivery resumes by itself once the credential works.
+// Seen later: `ops status` said the base was "sending" all the while, since it looked for the reason under
+// five guessed key names and never read the fault record the worker writes.
 const BASE = `appAuth${Date.now().toString(36)}`;
+const QUEUE_NAME = `airtable-401-${Date.now()}`;
 const GOOD_KEY = 'patRotatedIn';
 const PROBE_MS = 300;
 let server: FakeAirtable;
@@ -26,10 +30,9 @@ let failures = 0;
 
 beforeAll(async () => {
   server = await startFakeAirtable({ apiKey: 'patStillTheOldOne' });
-  const queueName = `airtable-401-${Date.now()}`;
   redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
-  queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
-  events = new QueueEvents(queueName, { connection: { url: inject('redisUrl') } });
+  queue = new Queue(QUEUE_NAME, { connection: { url: inject('redisUrl') } });
+  events = new QueueEvents(QUEUE_NAME, { connection: { url: inject('redisUrl') } });
   events.on('failed', () => failures++);
   await events.waitUntilReady();
   const sink = new Writable({
@@ -41,7 +44,7 @@ beforeAll(async () => {
   worker = await startWorker(
     loadConfig({
       REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: queueName,
+      QUEUE_NAME: QUEUE_NAME,
       AIRTABLE_API_KEY: GOOD_KEY,
       AIRTABLE_BASE_ID: BASE,
       AIRTABLE_ENDPOINT_URL: server.url,
@@ -63,7 +66,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-it('a 401 pauses the base, keeps every job, names AIRTABLE_API_KEY, and resumes once the token works', async () => {
+it('a 401 pauses the base, keeps every job, names AIRTABLE_API_KEY in logs, readiness and ops status, and resumes once the token works', async () => {
   const submissions = mixedSubmissions(44);
   await enqueueSubmissions(queue, submissions);
   await new Promise((r) => setTimeout(r, 6 * PROBE_MS));
@@ -94,6 +97,18 @@ it('a 401 pauses the base, keeps every job, names AIRTABLE_API_KEY, and resumes 
     status: 'ready',
     crm: { status: 'paused', fault: { status: 401, variable: 'AIRTABLE_API_KEY' } },
   });
+
+  // And the ops CLI, in JSON and in words.
+  const ops = { REDIS_URL: inject('redisUrl'), QUEUE_NAME, AIRTABLE_BASE_ID: BASE };
+  const status = await runOps(['status', '--json'], ops);
+  expect(status.code, status.stderr).toBe(0);
+  expect(status.json.crm).toMatchObject({
+    paused: true,
+    fault: { status: 401, type: 'AUTHENTICATION_REQUIRED', variable: 'AIRTABLE_API_KEY' },
+  });
+  expect((await runOps(['status'], ops)).stdout).toMatch(
+    /PAUSED[\s\S]*401 AUTHENTICATION_REQUIRED since [\s\S]*fix AIRTABLE_API_KEY/,
+  );
 
   server.setApiKey(GOOD_KEY); // the operator fixes the credential
   expect(await waitForDrain(queue, submissions.length, 15_000)).toEqual({ completed: 44, failed: 0 });

@@ -1,4 +1,9 @@
-import { AIRTABLE_REQUEST_BUCKET_MS, airtableBaseKeys } from '@forms/schemas';
+import {
+  AIRTABLE_REQUEST_BUCKET_MS,
+  type AirtableBaseFault,
+  airtableBaseKeys,
+  parseAirtableBaseFault,
+} from '@forms/schemas';
 import type { OpsRedis } from './open-queue.ts';
 
 export type CrmLimits =
@@ -7,9 +12,10 @@ export type CrmLimits =
       crm: 'airtable';
       baseId: string;
       paused: boolean;
+      /** Until when the worker holds requests back after a 429 (ISO time). */
       pausedUntil: string | undefined;
-      /** Why, when the worker recorded one (a credentials pause, say); raw text as found. */
-      pauseReason: string | undefined;
+      /** The credential or configuration fault the worker paused the base for, naming the setting to fix. */
+      fault: AirtableBaseFault | undefined;
       rateLimitedTotal: number;
       requestsLastMinute: number;
       /** Keys under the base that this reader does not know, shown raw rather than hidden. */
@@ -17,15 +23,10 @@ export type CrmLimits =
     };
 
 /**
- * Candidates for a pause reason another part of the worker may record (a "paused: credentials" state is
- * being added); read if present, never required. Unknown shapes are shown raw.
- */
-const REASON_SUFFIXES = ['paused-reason', 'pause-reason', 'paused-credentials', 'credentials-paused', 'paused-by'];
-
-/**
  * The Airtable base's shared rate-limit state as the worker keeps it in Redis (see airtableBaseKeys):
- * paused until when and why, 429s counted, requests in the last minute. One pipelined round trip, and
- * tolerant: a key of an unexpected type or a non-numeric value is reported as found, not an error.
+ * paused until when after a 429, paused for a fault (a refused credential, a missing base), 429s counted,
+ * requests in the last minute. Tolerant: a key of an unexpected type or a value this reader cannot parse is
+ * reported as found, not an error.
  */
 export async function readCrmLimits(redis: OpsRedis, baseId: string | undefined, now = Date.now()): Promise<CrmLimits> {
   if (!baseId)
@@ -36,8 +37,7 @@ export async function readCrmLimits(redis: OpsRedis, baseId: string | undefined,
   const keys = airtableBaseKeys(baseId);
   const bucket = Math.floor(now / AIRTABLE_REQUEST_BUCKET_MS);
   const requestKeys = Array.from({ length: 6 }, (_, i) => keys.requests(bucket - i));
-  const reasonKeys = REASON_SUFFIXES.map((suffix) => keys.pausedUntil.replace(/paused-until$/, suffix));
-  const named = [keys.pausedUntil, keys.rateLimited, ...reasonKeys];
+  const named = [keys.pausedUntil, keys.rateLimited, keys.fault];
   const pipeline = redis.pipeline();
   for (const key of named) pipeline.type(key);
   pipeline.mget(...requestKeys);
@@ -66,18 +66,15 @@ export async function readCrmLimits(redis: OpsRedis, baseId: string | undefined,
     if (Number.isFinite(pausedMs)) pausedUntil = pausedMs > now ? new Date(pausedMs).toISOString() : undefined;
     else other[keys.pausedUntil] = pausedRaw; // a shape this reader does not know
   }
-  let pauseReason: string | undefined;
-  reasonKeys.forEach((key, i) => {
-    const value = text(values[i + 2]);
-    if (value !== undefined) pauseReason = pauseReason ? `${pauseReason}; ${value}` : value;
-    if (value !== undefined) other[key] = value;
-  });
+  const faultRaw = text(values[2]);
+  const fault = parseAirtableBaseFault(faultRaw);
+  if (faultRaw !== undefined && !fault) other[keys.fault] = faultRaw; // a shape this reader does not know
   return {
     crm: 'airtable',
     baseId,
-    paused: pausedUntil !== undefined || pauseReason !== undefined,
+    paused: pausedUntil !== undefined || fault !== undefined,
     pausedUntil,
-    pauseReason,
+    fault,
     rateLimitedTotal: Number(text(values[1]) ?? 0) || 0,
     requestsLastMinute: requestCounts.reduce((sum, n) => sum + (Number(n) || 0), 0),
     other,

@@ -1,3 +1,5 @@
+import { airtableBaseFaultKey } from './airtable-base-fault.ts';
+
 /**
  * The Redis keys of one Airtable base's shared state, named in one place for the worker (which writes
  * them) and `ops status` (which reads them). The braces keep a base's keys in one cluster slot.
@@ -12,6 +14,8 @@ export function airtableBaseKeys(baseId: string, prefix = 'airtable') {
     pausedUntil: `${base}:paused-until`,
     /** 429s counted since the key was made. */
     rateLimited: `${base}:rate-limited`,
+    /** The credential or configuration fault the base is paused for (airtable-base-fault.ts), if any. */
+    fault: airtableBaseFaultKey(baseId, prefix),
     /** Requests sent in one 10-second bucket (`bucket` = epoch seconds / 10); kept two minutes. */
     requests: (bucket: number) => `${base}:requests:${bucket}`,
   };

@@ -63,8 +63,13 @@ export function statusCommand(ctx: CliContext): Command {
       if (crm.crm === 'unknown') return print(ctx, `  crm: ${crm.note}`);
       print(
         ctx,
-        `  airtable ${crm.baseId}: ${crm.paused ? `PAUSED${crm.pausedUntil ? ` until ${crm.pausedUntil}` : ''}${crm.pauseReason ? ` (${crm.pauseReason})` : ''}` : 'sending'}; ${crm.requestsLastMinute} requests in the last minute; ${crm.rateLimitedTotal} 429s counted`,
+        `  airtable ${crm.baseId}: ${crm.paused ? `PAUSED${crm.pausedUntil ? ` until ${crm.pausedUntil}` : ''}` : 'sending'}; ${crm.requestsLastMinute} requests in the last minute; ${crm.rateLimitedTotal} 429s counted`,
       );
+      if (crm.fault)
+        print(
+          ctx,
+          `    Airtable answers ${crm.fault.status} ${crm.fault.type} since ${crm.fault.since}: fix ${crm.fault.variable}; jobs wait, nothing is failed`,
+        );
       for (const [key, value] of Object.entries(crm.other)) print(ctx, `    ${key} = ${value}`);
     });
 }
