@@ -7,7 +7,7 @@ it('removes the values sent, and anything shaped like an email or a phone number
     'Cannot parse value "Ada Lovelace" for field Name; ada@acme.io and other@x.org; call +44 (20) 7946-0958';
   expect(redactValues(message, { Tier: 'mid', Name: 'Ada Lovelace', nested: [{ Email: 'ada@acme.io' }] })).toBe(
     `Insufficient permissions to create new select option ""${REDACTED}"" in field Tier; middle; ` +
-      `Cannot parse value "${REDACTED}" for field Name; ${REDACTED} and ${REDACTED}; call ${REDACTED}`,
+      `Cannot parse value [value] for field Name; ${REDACTED} and [email]; call [phone]`,
   );
 });
 
@@ -18,4 +18,12 @@ it('leaves a message with no values as it is', () => {
   expect(redactValues('Airtable 503 SERVICE_UNAVAILABLE: down since 2026-01-01', {})).toBe(
     'Airtable 503 SERVICE_UNAVAILABLE: down since 2026-01-01',
   );
+});
+
+it('removes an email the record did not send whatever its domain (one with a digit or a non-Latin top-level domain leaked)', () => {
+  const message = 'Cannot match "ana@correo.рф" nor "bo@intra.c0m" for field Referrer';
+  const redacted = redactValues(message, { Name: 'Ana' });
+  expect(redacted).not.toContain('ana@');
+  expect(redacted).not.toContain('bo@');
+  expect(redacted).toContain('for field Referrer');
 });
