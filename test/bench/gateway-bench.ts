@@ -167,7 +167,8 @@ const floors = process.env.BENCH_FLOOR
         const port = await freePort();
         const url = `http://127.0.0.1:${port}/`;
         const args = ['test/bench/koa-floor-server.ts', redisServer.url, String(port), 'floor', pipelining];
-        return { pipelining, url, server: await startProcess(args, {}, answers(url)), ratios: [] as number[] };
+        const title = `Koa floor${pipelining === 'auto' ? ', auto-pipelining' : ''}`;
+        return { title, url, server: await startProcess(args, {}, answers(url)), ratios: [] as number[] };
       }),
     )
   : [];
@@ -198,8 +199,7 @@ for (let round = 1; round <= rounds; round++) {
   }
   for (const floor of floors) {
     await flush();
-    const title = `Koa floor${floor.pipelining === 'auto' ? ', auto-pipelining' : ''}`;
-    const row = await run(title, floor.server, floor.url, toBaseline);
+    const row = await run(floor.title, floor.server, floor.url, toBaseline);
     floor.ratios.push(row.okPerSecond / base.okPerSecond);
     rows.push(row);
   }
@@ -246,9 +246,7 @@ if (against) {
   await stopProcess(against.server);
 }
 for (const floor of floors) {
-  console.log(
-    `Koa floor${floor.pipelining === 'auto' ? ' with auto-pipelining' : ''} ÷ baseline 2xx/s, median of ${rounds}: ${median(floor.ratios).toFixed(2)}`,
-  );
+  console.log(`${floor.title} ÷ baseline 2xx/s, median of ${rounds}: ${median(floor.ratios).toFixed(2)}`);
   await stopProcess(floor.server);
 }
 // autocannon stops with up to `connections` requests in flight, enqueued but not counted as answered (and

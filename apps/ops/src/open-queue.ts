@@ -1,4 +1,4 @@
-import type { RedisSettings } from '@forms/schemas';
+import { clusterNodeOptions, type RedisSettings } from '@forms/schemas';
 import { Queue } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
 import type { OpsConfig } from './config.ts';
@@ -40,9 +40,7 @@ function connect(settings: RedisSettings): OpsRedis {
     clusterRetryStrategy: retry,
     redisOptions: {
       ...options,
-      username: settings.username,
-      password: settings.password,
-      tls: settings.tls ? {} : undefined,
+      ...clusterNodeOptions(settings),
     },
   });
 }

@@ -1,4 +1,4 @@
-import type { RedisSettings } from '@forms/schemas';
+import { clusterNodeOptions, type RedisSettings } from '@forms/schemas';
 import { Cluster, Redis } from 'ioredis';
 
 /** The worker's Redis: one server, or a cluster (BullMQ takes either). */
@@ -16,9 +16,7 @@ export function createWorkerRedis(settings: RedisSettings): WorkerRedis {
     slotsRefreshInterval: 1_000,
     redisOptions: {
       maxRetriesPerRequest: null,
-      username: settings.username,
-      password: settings.password,
-      tls: settings.tls ? {} : undefined,
+      ...clusterNodeOptions(settings),
     },
   });
 }

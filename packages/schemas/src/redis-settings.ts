@@ -52,6 +52,14 @@ export type RedisSettings = Readonly<
 >;
 
 /**
+ * What every connection to a cluster's nodes carries from the settings (ioredis' `redisOptions`): the
+ * credentials and TLS. The apps' own Cluster clients differ in how they retry, not in this.
+ */
+export function clusterNodeOptions(settings: Extract<RedisSettings, { mode: 'cluster' }>) {
+  return { username: settings.username, password: settings.password, tls: settings.tls ? {} : undefined };
+}
+
+/**
  * Single Redis at REDIS_URL, or a Redis Cluster when REDIS_CLUSTER_NODES is set (setting both is an error:
  * one of them would be ignored). QUEUE_PREFIX defaults to `bull` on a single Redis and `{forms}` on a
  * cluster, where a prefix without a hash tag is refused.

@@ -61,9 +61,9 @@ export async function readJsonBody(ctx: Context, { limit, tooLarge }: { limit: n
   const declared = ctx.req.headers['content-length'];
   const text = (await getRawBody(ctx.req, { limit, length: declared ?? null })).toString('utf8');
   if (text === '') return {};
+  if (!OBJECT_OR_ARRAY.test(text)) throw new ApiError('INVALID_JSON');
   let body: unknown;
   try {
-    if (!OBJECT_OR_ARRAY.test(text)) throw new SyntaxError('not an object or an array');
     body = bourne.parse(text, { protoAction: 'remove' });
   } catch {
     throw new ApiError('INVALID_JSON');

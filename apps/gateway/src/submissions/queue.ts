@@ -1,4 +1,11 @@
-import { JOB_OPTIONS, type JobPayload, jobNameFor, type RedisSettings, type SubmissionKind } from '@forms/schemas';
+import {
+  clusterNodeOptions,
+  JOB_OPTIONS,
+  type JobPayload,
+  jobNameFor,
+  type RedisSettings,
+  type SubmissionKind,
+} from '@forms/schemas';
 import { Queue } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
 import { withRedisDeadline } from '../redis-deadline.ts';
@@ -35,9 +42,7 @@ export function createProducerRedis(settings: RedisSettings): ProducerRedis {
     redisOptions: {
       maxRetriesPerRequest: 1,
       connectTimeout: 1_000,
-      username: settings.username,
-      password: settings.password,
-      tls: settings.tls ? {} : undefined,
+      ...clusterNodeOptions(settings),
     },
   });
 }
