@@ -1,5 +1,6 @@
 import type { Cluster, Redis } from 'ioredis';
 import { withRedisDeadline } from '../redis-deadline.ts';
+import { writeAtEndOfTurn } from './queue.ts';
 import type { SubmissionKeys } from './submission-keys.ts';
 
 /** What the first request with an Idempotency-Key recorded, as a retry finds it. */
@@ -103,6 +104,7 @@ export async function claimSubmission(
     ...(contact ? [keys.contact(contact.email)] : []),
   ];
   const mode = `${rateLimit ? 'r' : ''}${idempotency ? 'i' : ''}${contact ? 'c' : ''}`;
+  writeAtEndOfTurn(redis);
   const reply = await withRedisDeadline(
     withClaimCommand(redis).claimSubmission(
       keyNames.length,
@@ -148,6 +150,7 @@ export async function markIdempotencyDone(
   timeoutMs: number,
 ): Promise<void> {
   const name = keys.idempotency(key);
+  writeAtEndOfTurn(redis);
   await withRedisDeadline(
     redis
       .multi()

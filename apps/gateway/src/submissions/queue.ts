@@ -22,7 +22,7 @@ export type ProducerRedis = Redis | Cluster;
  * No auto-pipelining: ioredis builds each auto-pipeline (and each `multi`) by copying every script defined
  * on the connection onto it, and BullMQ defines dozens. Side by side, a Koa server doing the claim and a
  * `queue.add` per request answered 0.85 of the baseline without it and 0.60 with it (README, "Now: the lean
- * submission path"); one socket write per command costs less than that copying.
+ * submission path"). The submission path batches its writes with `writeAtEndOfTurn` instead.
  */
 export function createProducerRedis(settings: RedisSettings): ProducerRedis {
   const retry = (times: number) => Math.min(times * 100, 1_000);
@@ -47,6 +47,27 @@ export function createProducerRedis(settings: RedisSettings): ProducerRedis {
   });
 }
 
+/**
+ * Holds the connection's writes until the end of this turn of the event loop, then sends them in one socket
+ * write: the claims and adds of every request handled in the turn leave together, and Redis reads them in
+ * one go. Call it before a command on the submission path; the first call in a turn corks the socket, and
+ * an immediate uncorks it once the turn's callbacks and promise continuations have run (BullMQ's add reaches
+ * the socket a few microtasks after `queue.add` is called, so `process.nextTick` would come too early).
+ * Pipelining without ioredis's pipeline objects: nothing is copied per batch, and no command waits longer
+ * than the turn it was made in. On a cluster, each primary's connection is held the same way.
+ */
+export function writeAtEndOfTurn(redis: ProducerRedis): void {
+  if (redis instanceof Redis) holdUntilEndOfTurn(redis);
+  else for (const node of redis.nodes('master')) holdUntilEndOfTurn(node);
+}
+
+function holdUntilEndOfTurn({ stream }: Redis): void {
+  // No stream yet (never connected) or already held in this turn: nothing to do.
+  if (!stream || stream.writableCorked) return;
+  stream.cork();
+  setImmediate(() => stream.uncork());
+}
+
 /** `prefix` comes from RedisSettings: hash-tagged on a cluster, BullMQ's `bull` on a single Redis. */
 export function createSubmissionQueue(name: string, redis: ProducerRedis, prefix: string): Queue {
   return new Queue(name, { connection: redis, prefix });
@@ -63,7 +84,12 @@ export type Enqueue = <K extends SubmissionKind>(payload: JobPayload<K>) => Prom
  * after all of their adds (Redis answers a connection's commands in order, so a WAIT counts every write made
  * before it). An add confirmed once that WAIT has been sent waits for the next one.
  */
-export function createEnqueue(queue: Queue, timeoutMs: number, afterAdd?: () => Promise<void>): Enqueue {
+export function createEnqueue(
+  queue: Queue,
+  redis: ProducerRedis,
+  timeoutMs: number,
+  afterAdd?: () => Promise<void>,
+): Enqueue {
   let nextWait: Promise<void> | undefined;
   function replicated(wait: () => Promise<void>): Promise<void> {
     nextWait ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
@@ -74,6 +100,7 @@ export function createEnqueue(queue: Queue, timeoutMs: number, afterAdd?: () => 
   }
   return async function enqueue(payload) {
     const opts = { ...JOB_OPTIONS, jobId: payload.submissionId };
+    writeAtEndOfTurn(redis);
     await withRedisDeadline(queue.add(jobNameFor(payload.kind), payload, opts), timeoutMs);
     if (afterAdd) await replicated(afterAdd);
   };

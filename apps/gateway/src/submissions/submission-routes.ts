@@ -32,6 +32,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     // Durable acks: a WAIT after the adds, on the connection and node that took them.
     enqueue: createEnqueue(
       wing.queue,
+      wing.redis,
       config.enqueueTimeoutMs,
       config.ackReplicas > 0 ? () => waitForReplicas(wing.redis, config) : undefined,
     ),

@@ -1,0 +1,90 @@
+import { type LocalRedis, startRedisServer } from '@forms/local-services';
+import { toJobPayload } from '@forms/schemas';
+import type { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimSubmission } from './claim-submission.ts';
+import { newId } from './ids.ts';
+import { createEnqueue, createProducerRedis, createSubmissionQueue, type ProducerRedis } from './queue.ts';
+import { submissionKeys } from './submission-keys.ts';
+
+// Before writeAtEndOfTurn, each claim and each add was its own socket write, so Redis read each on its own:
+// 20 concurrent submissions cost 40 reads (and 40 write syscalls here). Redis counts its reads in
+// INFO stats (`total_reads_processed`), so this test has a Redis of its own, where no one else reads.
+let server: LocalRedis;
+let redis: ProducerRedis;
+let observer: Redis;
+let queue: Queue;
+const CONCURRENT = 20;
+
+beforeAll(async () => {
+  server = await startRedisServer();
+  redis = createProducerRedis({ mode: 'single', url: server.url, prefix: 'bull' });
+  observer = new Redis(server.url);
+  queue = createSubmissionQueue('turns', redis, 'bull');
+  await queue.waitUntilReady();
+});
+afterAll(async () => {
+  await queue.close();
+  redis.disconnect();
+  observer.disconnect();
+  await server.stop();
+});
+
+/** Reads Redis made while `work` ran, not counting the INFO that measures them. */
+async function redisReadsDuring(work: () => Promise<unknown>): Promise<number> {
+  const reads = async () => Number(/total_reads_processed:(\d+)/.exec(await observer.info('stats'))![1]);
+  const before = await reads();
+  await work();
+  return (await reads()) - before - 1;
+}
+
+describe('commands made in one turn of the event loop leave in one socket write', () => {
+  it(`${CONCURRENT} concurrent claims reach Redis in a few reads, each answered as its own`, async () => {
+    const keys = submissionKeys({ prefix: 'bull' }, 'turns');
+    const emails = Array.from({ length: CONCURRENT }, (_, i) => `turn${i}@acme.io`);
+    let claims: Awaited<ReturnType<typeof claimSubmission>>[] = [];
+    const reads = await redisReadsDuring(async () => {
+      claims = await Promise.all(
+        emails.map((email) =>
+          claimSubmission(
+            redis,
+            keys,
+            {
+              submissionId: newId('sub'),
+              acceptedAt: new Date().toISOString(),
+              contact: { email, candidateId: newId('con'), ttlSeconds: 60 },
+            },
+            2_000,
+          ),
+        ),
+      );
+    });
+    expect(reads).toBeGreaterThanOrEqual(1);
+    expect(reads).toBeLessThanOrEqual(3);
+    expect(claims.map((c) => c.kind)).toEqual(emails.map(() => 'new'));
+    expect(new Set(claims.map((c) => (c.kind === 'new' ? c.recordId : ''))).size).toBe(CONCURRENT);
+  });
+
+  it(`${CONCURRENT} concurrent adds reach Redis in a few reads, and every job is there`, async () => {
+    const enqueue = createEnqueue(queue, redis, 2_000);
+    const ids = Array.from({ length: CONCURRENT }, () => newId('sub'));
+    const reads = await redisReadsDuring(() =>
+      Promise.all(
+        ids.map((submissionId) =>
+          enqueue(
+            toJobPayload(
+              'contact',
+              { email: `${submissionId}@acme.io` },
+              { submissionId, recordId: submissionId, acceptedAt: new Date().toISOString() },
+            ),
+          ),
+        ),
+      ),
+    );
+    expect(reads).toBeGreaterThanOrEqual(1);
+    expect(reads).toBeLessThanOrEqual(4);
+    const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
+    expect(jobs.map((job) => job?.id)).toEqual(ids);
+  });
+});
