@@ -31,7 +31,9 @@ export type GatewayDeps = {
 /** Mounts the wings' routers and orders the middleware; no handler lives here. */
 export function createApp(deps: GatewayDeps): Koa {
   const { config, logger } = deps;
-  const metrics = deps.metrics ?? createGatewayMetrics({ queue: deps.queue, timeoutMs: config.enqueueTimeoutMs });
+  const counters = deps.counters ?? createAbuseCounters();
+  const metrics =
+    deps.metrics ?? createGatewayMetrics({ queue: deps.queue, timeoutMs: config.enqueueTimeoutMs, counters });
   const app = new Koa({ proxy: config.trustProxy });
   app.use(requestId());
   app.use(observeRequests({ metrics, logger }));
@@ -39,7 +41,7 @@ export function createApp(deps: GatewayDeps): Koa {
   app.use(errorHandler({ logger, documentation: `${config.publicBaseUrl}/docs#errors` }));
 
   // The submission paths first: they are the traffic of a launch, looked up in a map before any router runs.
-  app.use(submissionRoutes({ ...deps, metrics, counters: deps.counters ?? createAbuseCounters() }));
+  app.use(submissionRoutes({ ...deps, metrics, counters }));
   const routers = [
     healthRoutes({ redis: deps.redis, timeoutMs: config.enqueueTimeoutMs, airtableBaseId: config.airtableBaseId }),
     agentSurfaceRouter(deps),

@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { withRedisDeadline } from './redis-deadline.ts';
+import type { AbuseCounters } from './submissions/abuse-counters.ts';
 
 const QUEUE_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed'] as const;
 
@@ -9,7 +10,16 @@ const QUEUE_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed', '
  * (a counter and a histogram per request, no Redis call); queue depth is read from Redis only when
  * Prometheus scrapes (one bounded getJobCounts per scrape, whatever the traffic).
  */
-export function createGatewayMetrics({ queue, timeoutMs }: { queue: Queue; timeoutMs: number }) {
+export function createGatewayMetrics({
+  queue,
+  timeoutMs,
+  counters,
+}: {
+  queue: Queue;
+  timeoutMs: number;
+  /** What the abuse controls turned away, counted by the submission wing; read at scrape time. */
+  counters: AbuseCounters;
+}) {
   const registry = new Registry();
   registry.setDefaultLabels({ app: 'gateway' });
   collectDefaultMetrics({ register: registry });
@@ -25,6 +35,17 @@ export function createGatewayMetrics({ queue, timeoutMs }: { queue: Queue; timeo
       } catch {
         // Redis away: the series go stale rather than lie; readyz and the 503 counts say why.
       }
+    },
+  });
+  new Counter({
+    name: 'forms_submissions_turned_away_total',
+    help: 'Submissions the abuse controls turned away, by reason: honeypot (answered like a success, not queued) or rate_limited (429)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc({ reason: 'honeypot' }, counters.honeypotDropped);
+      this.inc({ reason: 'rate_limited' }, counters.rateLimited);
     },
   });
   return {
