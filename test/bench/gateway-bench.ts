@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:gateway`: how fast the gateway acknowledges submissions, against the right ceiling.
  *
- * Two servers, each in its own process, on one Redis of the bench's own (FLUSHALL between runs), no worker:
+ * Two servers, each in its own process(es), on one Redis of the bench's own (FLUSHALL between runs), no worker:
  * 1. baseline: bare node:http + JSON.parse + one `await queue.add(name, body)` per request
  *    (`bullmq-baseline-server.ts`), what this machine can do with BullMQ at all;
  * 2. ours, POST /api/contact: validation, work email, rate limit, honeypot check, contact index, enqueue;
@@ -10,6 +10,8 @@
  * 2xx/s, p50/p99/max latency, non-2xx, and ours ÷ baseline 2xx/s. autocannon runs in this process and shares
  * the two cores with the server under test and Redis, for the baseline and for ours alike.
  *
+ * BENCH_GATEWAY_PROCESSES=<n> runs ours as n processes (GATEWAY_PROCESSES), beside a baseline of n processes
+ * and ours as one.
  * BENCH_AGAINST=<dir> adds another checkout's gateway (on /api/contact) to every round, for before/after.
  * BENCH_FLOOR=1 adds, to every round, a Koa server doing only the claim and the add (koa-floor-server.ts),
  * without and with auto-pipelining.
@@ -23,7 +25,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { freePort, startRedisServer } from '@forms/local-services';
 import autocannon from 'autocannon';
@@ -40,10 +42,27 @@ const mixed = mixedRequests();
 
 type Row = { title: string; okPerSecond: number; cpuUs: number; result: autocannon.Result };
 
-/** CPU time (user + system, µs) a process has used, from /proc; 10 ms resolution, fine over a run. */
+/** A process's /proc stat fields after its name (state is [0], parent pid [1]), or undefined once gone. */
+function statOf(pid: number | string): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time (user + system, µs) a server has used, from /proc, with its child processes' (the gateway's
+ * processes under GATEWAY_PROCESSES, tsx's esbuild): 10 ms resolution, fine over a run.
+ */
 function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  let ticks = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const fields = statOf(name);
+    if (fields && (Number(name) === pid || fields[1] === String(pid))) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10_000;
 }
 
 /**
@@ -127,6 +146,22 @@ const baseline = await startProcess(
   {},
   answers(baseUrl),
 );
+// BENCH_GATEWAY_PROCESSES=<n> runs the gateway with GATEWAY_PROCESSES=<n> (default 1, as the gateway's own
+// default). Then, so that ours is not the only side with more than one process, the baseline also runs as
+// n processes (node:cluster) in every round, ours is given as a ratio of both, and the same gateway as one
+// process is run beside it.
+const processes = Number(process.env.BENCH_GATEWAY_PROCESSES ?? 1);
+const ours = processes > 1 ? `ours (${processes} processes)` : 'ours';
+const manyBasePort = await freePort();
+const manyBaseUrl = `http://127.0.0.1:${manyBasePort}/`;
+const manyBaseline =
+  processes > 1
+    ? await startProcess(
+        ['test/bench/bullmq-baseline-server.ts', redisServer.url, String(manyBasePort), 'baseline', String(processes)],
+        {},
+        answers(manyBaseUrl),
+      )
+    : undefined;
 const gatewayPort = await freePort();
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 // BENCH_CPU_PROF=1 writes a CPU profile of the gateway to .prof/ (open it in Chrome's DevTools).
@@ -138,6 +173,7 @@ const gatewayEnv = (port: number) => ({
   QUEUE_NAME: 'bench',
   LOG_LEVEL: 'warn',
   TRUST_PROXY: 'true',
+  GATEWAY_PROCESSES: String(processes),
 });
 const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
 const gateway = await startProcess(
@@ -146,70 +182,80 @@ const gateway = await startProcess(
   healthy(gatewayUrl),
 );
 
-// BENCH_AGAINST=<another checkout, installed> adds its gateway on /api/contact to every round: a change
-// measured side by side with the code before it, in the same run.
-const against = process.env.BENCH_AGAINST
-  ? await (async () => {
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      const args = ['apps/gateway/src/main.ts'];
-      const server = await startProcess(args, gatewayEnv(port), healthy(url), process.env.BENCH_AGAINST);
-      return { url, server, ratios: [] as number[] };
-    })()
-  : undefined;
 const toBaseline = contactOnly.map((r) => ({ ...r, path: '/' }));
 
+/** A server run once per round after ours, reported as a ratio of the (one-process) baseline. */
+type Extra = { title: string; server: ChildProcess; url: string; requests: autocannon.Request[]; ratios: number[] };
+const extras: Extra[] = [];
+async function addGateway(title: string, env: Record<string, string>, cwd = REPO_ROOT) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const server = await startProcess(['apps/gateway/src/main.ts'], { ...gatewayEnv(port), ...env }, healthy(url), cwd);
+  extras.push({ title, server, url, requests: contactOnly, ratios: [] });
+}
+// With more than one gateway process, the same gateway as one process, for what the processes add.
+if (processes > 1) await addGateway('ours, one process: POST /api/contact', { GATEWAY_PROCESSES: '1' });
+// BENCH_AGAINST=<another checkout, installed> adds its gateway on /api/contact to every round: a change
+// measured side by side with the code before it, in the same run (with the same GATEWAY_PROCESSES, which a
+// checkout from before that setting ignores).
+if (process.env.BENCH_AGAINST) await addGateway('against: POST /api/contact', {}, process.env.BENCH_AGAINST);
 // BENCH_FLOOR=1 adds two Koa floor servers to every round (koa-floor-server.ts: Koa + claim + add, nothing
-// else), without and with ioredis auto-pipelining: what keeping Koa and the claim leaves of the baseline.
-const floors = process.env.BENCH_FLOOR
-  ? await Promise.all(
-      (['plain', 'auto'] as const).map(async (pipelining) => {
-        const port = await freePort();
-        const url = `http://127.0.0.1:${port}/`;
-        const args = ['test/bench/koa-floor-server.ts', redisServer.url, String(port), 'floor', pipelining];
-        const title = `Koa floor${pipelining === 'auto' ? ', auto-pipelining' : ''}`;
-        return { title, url, server: await startProcess(args, {}, answers(url)), ratios: [] as number[] };
-      }),
-    )
-  : [];
+// else, one process), without and with auto-pipelining: what keeping Koa and the claim leaves of the baseline.
+if (process.env.BENCH_FLOOR) {
+  for (const pipelining of ['plain', 'auto'] as const) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/`;
+    const args = ['test/bench/koa-floor-server.ts', redisServer.url, String(port), 'floor', pipelining];
+    const server = await startProcess(args, {}, answers(url));
+    const title = `Koa floor${pipelining === 'auto' ? ', auto-pipelining' : ''}`;
+    extras.push({ title, server, url, requests: toBaseline, ratios: [] });
+  }
+}
 
-// Both servers stay up (an idle one costs nothing) and their runs alternate, so a change in what else
-// the machine is doing skews both sides of a ratio alike. BENCH_ROUNDS repeats the three runs at
-// saturation; the ratios reported are the medians.
+// Every server stays up (an idle one costs nothing) and their runs alternate, so a change in what else
+// the machine is doing skews both sides of a ratio alike. BENCH_ROUNDS repeats the runs at saturation;
+// the ratios reported are the medians.
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const rows: Row[] = [];
-const ratios = { contact: [] as number[], mix: [] as number[], contactCpu: [] as number[], mixCpu: [] as number[] };
+const ratios = {
+  contact: [] as number[],
+  mix: [] as number[],
+  contactToMany: [] as number[],
+  mixToMany: [] as number[],
+  contactCpu: [] as number[],
+  mixCpu: [] as number[],
+};
 let queued = 0;
 let lastOk = 0;
 for (let round = 1; round <= rounds; round++) {
   await flush();
   const base = await run(`baseline: http + JSON.parse + add`, baseline, baseUrl, toBaseline);
   await flush();
-  const contact = await run('ours: POST /api/contact', gateway, gatewayUrl, contactOnly);
+  const many = manyBaseline && (await run(`baseline, ${processes} processes`, manyBaseline, manyBaseUrl, toBaseline));
   await flush();
-  const mix = await run('ours: mix of the eleven endpoints', gateway, gatewayUrl, mixed);
+  const contact = await run(`${ours}: POST /api/contact`, gateway, gatewayUrl, contactOnly);
+  await flush();
+  const mix = await run(`${ours}: the mix`, gateway, gatewayUrl, mixed);
   queued = Number(await redis.llen('bull:bench:wait'));
   lastOk = mix.result['2xx'];
   // After the mix's jobs are counted: the other runs start from a flushed Redis too.
-  if (against) {
+  for (const extra of extras) {
     await flush();
-    const row = await run(`against: POST /api/contact`, against.server, against.url, contactOnly);
-    against.ratios.push(row.okPerSecond / base.okPerSecond);
+    const row = await run(extra.title, extra.server, extra.url, extra.requests);
+    extra.ratios.push(row.okPerSecond / base.okPerSecond);
     rows.push(row);
   }
-  for (const floor of floors) {
-    await flush();
-    const row = await run(floor.title, floor.server, floor.url, toBaseline);
-    floor.ratios.push(row.okPerSecond / base.okPerSecond);
-    rows.push(row);
-  }
-  rows.push(base, contact, mix);
+  rows.push(base, contact, mix, ...(many ? [many] : []));
   ratios.contact.push(contact.okPerSecond / base.okPerSecond);
   ratios.mix.push(mix.okPerSecond / base.okPerSecond);
+  if (many) {
+    ratios.contactToMany.push(contact.okPerSecond / many.okPerSecond);
+    ratios.mixToMany.push(mix.okPerSecond / many.okPerSecond);
+  }
   ratios.contactCpu.push(base.cpuUs / contact.cpuUs);
   ratios.mixCpu.push(base.cpuUs / mix.cpuUs);
   console.log(
-    `round ${round}: ours ÷ baseline, 2xx/s: /api/contact ${ratios.contact.at(-1)!.toFixed(2)}, mix ${ratios.mix.at(-1)!.toFixed(2)};   by CPU per 2xx (server + Redis): /api/contact ${ratios.contactCpu.at(-1)!.toFixed(2)}, mix ${ratios.mixCpu.at(-1)!.toFixed(2)}`,
+    `round ${round}: ours ÷ baseline, 2xx/s: /api/contact ${ratios.contact.at(-1)!.toFixed(2)}, mix ${ratios.mix.at(-1)!.toFixed(2)}${many ? `;   ÷ baseline in ${processes} processes: ${ratios.contactToMany.at(-1)!.toFixed(2)}, ${ratios.mixToMany.at(-1)!.toFixed(2)}` : ''};   by CPU per 2xx (server + Redis): ${ratios.contactCpu.at(-1)!.toFixed(2)}, ${ratios.mixCpu.at(-1)!.toFixed(2)}`,
   );
 }
 // BENCH_FIXED_RATE=0 skips the fixed-rate runs (a quicker look at saturation while trying a change).
@@ -218,8 +264,8 @@ const fixedRuns =
     ? []
     : ([
         ['baseline', baseline, baseUrl, toBaseline],
-        ['ours: /api/contact', gateway, gatewayUrl, contactOnly],
-        ['ours: mix', gateway, gatewayUrl, mixed],
+        [`${ours}: /api/contact`, gateway, gatewayUrl, contactOnly],
+        [`${ours}: the mix`, gateway, gatewayUrl, mixed],
       ] as const);
 for (const [title, server, url, requests] of fixedRuns) {
   await flush();
@@ -239,15 +285,15 @@ console.log(
 console.log(
   `ours ÷ baseline by CPU per 2xx (baseline's ÷ ours), median of ${rounds}: /api/contact ${median(ratios.contactCpu).toFixed(2)}   mix ${median(ratios.mixCpu).toFixed(2)}`,
 );
-if (against) {
+if (manyBaseline) {
   console.log(
-    `${process.env.BENCH_AGAINST} on /api/contact ÷ baseline 2xx/s, median of ${rounds}: ${median(against.ratios).toFixed(2)}`,
+    `ours ÷ baseline in ${processes} processes, 2xx/s, median of ${rounds}: /api/contact ${median(ratios.contactToMany).toFixed(2)}   mix ${median(ratios.mixToMany).toFixed(2)}`,
   );
-  await stopProcess(against.server);
+  await stopProcess(manyBaseline);
 }
-for (const floor of floors) {
-  console.log(`${floor.title} ÷ baseline 2xx/s, median of ${rounds}: ${median(floor.ratios).toFixed(2)}`);
-  await stopProcess(floor.server);
+for (const extra of extras) {
+  console.log(`${extra.title} ÷ baseline 2xx/s, median of ${rounds}: ${median(extra.ratios).toFixed(2)}`);
+  await stopProcess(extra.server);
 }
 // autocannon stops with up to `connections` requests in flight, enqueued but not counted as answered (and
 // the warm-up's jobs are there too); fewer jobs than 2xx answers would mean an acknowledged one was lost.

@@ -5,6 +5,7 @@ import { startWorker, loadConfig as workerConfig } from '@forms/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/crm-database.ts';
+import { spawnGateway } from '../support/gateway-process.ts';
 
 // A Redis that may evict keys can silently drop acknowledged jobs: both apps refuse it, naming the fix.
 let redis: LocalRedis;
@@ -30,6 +31,17 @@ describe('a Redis whose maxmemory-policy is not noeviction', () => {
       /maxmemory-policy is "allkeys-lru".*noeviction.*REDIS_ALLOW_EVICTION=true/s,
     );
   });
+
+  it('stops every process of GATEWAY_PROCESSES=2, and their primary exits 1', async () => {
+    const { REDIS_URL, QUEUE_NAME } = env();
+    const refused = await spawnGateway({ REDIS_URL, QUEUE_NAME, GATEWAY_PROCESSES: '2' }).then(
+      () => new Error('started'),
+      (err: Error) => err,
+    );
+    expect(refused.message).toMatch(/exit code 1/);
+    expect(refused.message).toMatch(/maxmemory-policy is \\"allkeys-lru\\"/);
+    expect(refused.message).toMatch(/exited \(code 1\) before it listened; stopping the others/);
+  }, 60_000);
 
   it('stops the worker at start-up the same way', async () => {
     await expect(startWorker(workerConfig(env()), silent)).rejects.toThrow(

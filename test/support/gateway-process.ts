@@ -23,7 +23,8 @@ export async function spawnGateway(env: Record<string, string>): Promise<Gateway
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   const deadline = Date.now() + 60_000;
   while (!output.includes('gateway listening on')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`gateway did not start:\n${output}`);
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`gateway did not start (exit code ${child.exitCode}):\n${output}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return { url: `http://127.0.0.1:${port}`, child, output: () => output, exited };

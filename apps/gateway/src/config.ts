@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { S3_ENV_ENTRIES, type StorageSettings, storageSettings } from '@forms/object-storage';
 import { parseEnv, type RedisSettings, SHARED_ENV_ENTRIES, sharedSettings } from '@forms/schemas';
 import * as v from 'valibot';
@@ -36,6 +37,16 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1)),
     '4',
   ),
+  GATEWAY_PROCESSES: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^(auto|\d+)$/, 'must be a whole number of processes or auto'),
+      v.transform((value) => (value === 'auto' ? availableParallelism() : Number(value))),
+      v.minValue(1, 'must be at least 1'),
+      v.maxValue(64, 'must be at most 64'),
+    ),
+    '1',
+  ),
   RATE_LIMIT_REQUESTS: v.optional(wholeNumber, '600'),
   RATE_LIMIT_WINDOW_SECONDS: v.optional(positiveWholeNumber, '60'),
   CONTACT_INDEX_TTL_DAYS: v.optional(positiveWholeNumber, '400'),
@@ -72,6 +83,11 @@ export type GatewayConfig = Readonly<{
   enqueueTimeoutMs: number;
   /** Careers requests that may carry a CV, in flight at once; past it a 503 CV_UPLOADS_BUSY (memory bound). */
   cvUploadSlots: number;
+  /**
+   * Gateway processes sharing the port (node:cluster); 1 runs the gateway in this process alone. `auto` is
+   * one per core the machine offers.
+   */
+  processes: number;
   /**
    * Replicas that must hold a job's write before the answer is 200 (Redis WAIT); 0 answers once the master
    * has it. With more, a master lost right after answering cannot take the job with it.
@@ -111,6 +127,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...sharedSettings(e),
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
     cvUploadSlots: e.CV_UPLOAD_SLOTS,
+    processes: e.GATEWAY_PROCESSES,
     ackReplicas: e.REDIS_ACK_REPLICAS,
     rateLimit: Object.freeze({ requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS }),
     contactIndexTtlSeconds: e.CONTACT_INDEX_TTL_DAYS * 86_400,

@@ -1,5 +1,7 @@
+import cluster from 'node:cluster';
 import type { Queue } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { metricsOfAllProcesses, sendMetricsToPrimary } from './gateway-processes.ts';
 import { withRedisDeadline } from './redis-deadline.ts';
 import type { AbuseCounters } from './submissions/abuse-counters.ts';
 
@@ -23,8 +25,12 @@ export function createGatewayMetrics({
   const registry = new Registry();
   registry.setDefaultLabels({ app: 'gateway' });
   collectDefaultMetrics({ register: registry });
+  // Under GATEWAY_PROCESSES > 1, the primary collects this process's metrics for every scrape.
+  if (cluster.isWorker) sendMetricsToPrimary(registry);
   new Gauge({
     name: 'forms_queue_jobs',
+    // Every process reads the same counts from Redis: summed over processes they would be multiplied.
+    aggregator: 'max',
     help: 'Jobs in the queue by state, read from Redis at scrape time',
     labelNames: ['state'] as const,
     registers: [registry],
@@ -50,6 +56,8 @@ export function createGatewayMetrics({
   });
   return {
     registry,
+    /** What a scrape gets: this process's metrics, or under GATEWAY_PROCESSES > 1 every process's, summed. */
+    text: (): Promise<string> => (cluster.isWorker ? metricsOfAllProcesses() : registry.metrics()),
     requests: new Counter({
       name: 'forms_http_requests_total',
       help: 'HTTP requests answered, by route (the matched pattern), method and status',

@@ -1,14 +1,21 @@
+import cluster from 'node:cluster';
 import { createLogger } from '@forms/observability';
 import { stopOnSignals } from '@forms/runtime';
 import { loadConfig } from './config.ts';
+import { runGatewayProcesses } from './gateway-processes.ts';
 import { startGateway } from './start-gateway.ts';
 
 const config = loadConfig();
 const logger = createLogger({ level: config.logLevel, base: { app: 'gateway' } });
-const gateway = await startGateway(config, logger).catch((err: Error) => {
-  logger.fatal(err.message);
-  process.exit(1);
-});
-logger.info(`gateway listening on ${gateway.url}`);
 // In-flight requests finish; new connections are refused.
-stopOnSignals({ logger, what: 'gateway', deadlineMs: 10_000, stop: gateway.stop });
+const deadlineMs = 10_000;
+if (config.processes > 1 && cluster.isPrimary) {
+  runGatewayProcesses({ count: config.processes, logger, deadlineMs });
+} else {
+  const gateway = await startGateway(config, logger).catch((err: Error) => {
+    logger.fatal(err.message);
+    process.exit(1);
+  });
+  logger.info(cluster.isWorker ? `gateway process ${process.pid} listening` : `gateway listening on ${gateway.url}`);
+  stopOnSignals({ logger, what: 'gateway', deadlineMs, stop: gateway.stop });
+}

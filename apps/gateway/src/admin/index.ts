@@ -25,7 +25,7 @@ export function adminRouter({ token, queue, redis, metrics, timeoutMs }: AdminDe
 
   router.get('/metrics', async (ctx) => {
     ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
+    ctx.body = await metrics.text();
   });
 
   router.get('/submissions/:id', async (ctx) => {
