@@ -25,11 +25,11 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { freePort, startRedisServer } from '@forms/local-services';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
+import { childPids, procStat } from '../support/proc.ts';
 import { benchRequest, mixedRequests } from './bench-requests.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -42,25 +42,14 @@ const mixed = mixedRequests();
 
 type Row = { title: string; okPerSecond: number; cpuUs: number; result: autocannon.Result };
 
-/** A process's /proc stat fields after its name (state is [0], parent pid [1]), or undefined once gone. */
-function statOf(pid: number | string): string[] | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * CPU time (user + system, µs) a server has used, from /proc, with its child processes' (the gateway's
  * processes under GATEWAY_PROCESSES, tsx's esbuild): 10 ms resolution, fine over a run.
  */
 function cpuMicros(pid: number): number {
   let ticks = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const fields = statOf(name);
-    if (fields && (Number(name) === pid || fields[1] === String(pid))) ticks += Number(fields[11]) + Number(fields[12]);
+  for (const fields of [pid, ...childPids(pid)].map(procStat)) {
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
   }
   return ticks * 10_000;
 }
@@ -152,16 +141,15 @@ const baseline = await startProcess(
 // process is run beside it.
 const processes = Number(process.env.BENCH_GATEWAY_PROCESSES ?? 1);
 const ours = processes > 1 ? `ours (${processes} processes)` : 'ours';
-const manyBasePort = await freePort();
+const manyBasePort = processes > 1 ? await freePort() : undefined;
 const manyBaseUrl = `http://127.0.0.1:${manyBasePort}/`;
-const manyBaseline =
-  processes > 1
-    ? await startProcess(
-        ['test/bench/bullmq-baseline-server.ts', redisServer.url, String(manyBasePort), 'baseline', String(processes)],
-        {},
-        answers(manyBaseUrl),
-      )
-    : undefined;
+const manyBaseline = manyBasePort
+  ? await startProcess(
+      ['test/bench/bullmq-baseline-server.ts', redisServer.url, String(manyBasePort), 'baseline', String(processes)],
+      {},
+      answers(manyBaseUrl),
+    )
+  : undefined;
 const gatewayPort = await freePort();
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 // BENCH_CPU_PROF=1 writes a CPU profile of the gateway to .prof/ (open it in Chrome's DevTools).

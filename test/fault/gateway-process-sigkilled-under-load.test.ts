@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually } from '../support/crm-database.ts';
 import { type GatewayProcess, spawnGateway } from '../support/gateway-process.ts';
 import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
+import { childPids } from '../support/proc.ts';
 import { sampleValue, scrape } from '../support/prometheus.ts';
 
 // GATEWAY_PROCESSES=2: one port, two gateway processes under a primary. One process is SIGKILLed under
@@ -26,19 +27,15 @@ afterAll(async () => {
   await queue?.close();
 });
 
-/** The gateway processes whose parent is `pid`, from /proc (tsx's esbuild service is a child too). */
+/** The gateway processes whose parent is `pid` (tsx's esbuild service is a child too). */
 function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((name) => {
-      try {
-        const parent = readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1]!.split(' ')[1];
-        return parent === String(pid) && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('gateway/src/main.ts');
-      } catch {
-        return false; // gone in between
-      }
-    })
-    .map(Number);
+  return childPids(pid).filter((child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('gateway/src/main.ts');
+    } catch {
+      return false; // gone in between
+    }
+  });
 }
 
 /** One POST on a connection of its own, so the primary hands each to the next process in turn. */

@@ -16,6 +16,8 @@ type MetricsMessage = { type: typeof METRICS_MESSAGE; id: number } & (
 );
 const isMetricsMessage = (message: unknown): message is MetricsMessage =>
   (message as MetricsMessage | null)?.type === METRICS_MESSAGE;
+/** The gateway processes alive now (cluster.workers drops one once it has exited). */
+const workers = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
 /** A process that does not send its metrics within this is left out of the scrape. */
 const COLLECT_TIMEOUT_MS = 2_000;
 
@@ -59,7 +61,7 @@ export function runGatewayProcesses({
       // One still starting had nothing to drain: however the signal ended it, it stopped cleanly.
       if (wasListening && code !== 0) failed = true;
       logger.info(`gateway process ${worker.process.pid} stopped (${how})`);
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? 1 : 0);
+      if (workers().length === 0) process.exit(failed ? 1 : 0);
     } else if (!wasListening) {
       logger.fatal(`gateway process ${worker.process.pid} exited (${how}) before it listened; stopping the others`);
       failed = true;
@@ -88,7 +90,7 @@ export function runGatewayProcesses({
     });
   }
   async function scrape(): Promise<string> {
-    const ready = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && listened.has(w.id));
+    const ready = workers().filter((w) => listened.has(w.id));
     const each = await Promise.allSettled(ready.map(collectFrom));
     for (const r of each) if (r.status === 'rejected') logger.warn({ err: r.reason }, 'metrics left out of a scrape');
     const metrics = each.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
@@ -110,13 +112,13 @@ export function runGatewayProcesses({
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'gateway stopping');
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    for (const worker of workers()) worker.process.kill('SIGTERM');
     // Each process has its own deadline (deadlineMs); this one only covers a process that cannot even exit.
     setTimeout(() => {
       logger.error(`gateway processes did not stop within ${deadlineMs + 5_000} ms; exiting`);
       process.exit(1);
     }, deadlineMs + 5_000).unref();
-    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(failed ? 1 : 0);
+    if (workers().length === 0) process.exit(failed ? 1 : 0);
   }
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
