@@ -202,6 +202,7 @@ export function createUpsertBatcher({
         batch.table,
         outgoing.map((o) => o.fields),
         [batch.mergeOn],
+        outgoing.map((o) => o.pending.write.trace),
       );
     } catch (err) {
       return failed(batch, outgoing, token, err as Error);
