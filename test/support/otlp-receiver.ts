@@ -13,6 +13,7 @@ export type ReceivedSpan = {
   kind: number;
   attributes: Record<string, unknown>;
   links: { traceId: string; spanId: string }[];
+  events: { name: string; attributes: Record<string, unknown> }[];
   /** OTLP's status code: 0 unset, 1 ok, 2 error. */
   status: number;
 };
@@ -44,6 +45,7 @@ type OtlpSpan = {
   kind?: number;
   attributes?: KeyValue[];
   links?: { traceId: string; spanId: string }[];
+  events?: { name: string; attributes?: KeyValue[] }[];
   status?: { code?: number };
 };
 type ExportRequest = {
@@ -107,6 +109,7 @@ function received(service: string, span: OtlpSpan): ReceivedSpan {
     kind: span.kind ?? 0,
     attributes: plain(span.attributes ?? []),
     links: (span.links ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
+    events: (span.events ?? []).map((event) => ({ name: event.name, attributes: plain(event.attributes ?? []) })),
     status: span.status?.code ?? 0,
   };
 }
