@@ -56,8 +56,9 @@ type ExportRequest = {
  * A real OTLP/HTTP trace receiver on 127.0.0.1, as a collector's: it takes `POST /v1/traces` in OTLP JSON
  * (the exporters' `OTEL_EXPORTER_OTLP_PROTOCOL=http/json`) and keeps every span. It answers other paths and
  * other content types 415/404, so a misconfigured exporter shows up as missing spans, not as a pass.
+ * `port`: listen there (a port the apps were first given while nothing listened on it).
  */
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+export async function startOtlpReceiver({ port = 0 }: { port?: number } = {}): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const sockets = new Set<Socket>();
   let hanging = false;
@@ -93,7 +94,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   }
-  server.listen(0, '127.0.0.1');
+  server.listen(port, '127.0.0.1');
   await once(server, 'listening');
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return receiver;
