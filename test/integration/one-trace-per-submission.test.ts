@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { startTestS3, type TestS3 } from '@forms/local-services';
 import { SUBMISSION_ENDPOINTS, type SubmissionKind } from '@forms/schemas';
 import { Queue } from 'bullmq';
@@ -30,7 +30,15 @@ const workers: Partial<Record<keyof typeof queues, WorkerProcess>> = {};
 const opened: Queue[] = [];
 
 /** What the test sent: the submission, the request id it sent, and every personal value in its body. */
-type Sent = { side: keyof typeof queues; kind: SubmissionKind; submissionId: string; requestId: string; pii: string[] };
+type Sent = {
+  side: keyof typeof queues;
+  kind: SubmissionKind;
+  submissionId: string;
+  requestId: string;
+  pii: string[];
+  /** The caller's trace, when the request carried a W3C `traceparent`. */
+  caller?: { traceId: string; spanId: string };
+};
 
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
@@ -138,6 +146,8 @@ describe('one trace per submission', () => {
       ...airtableKinds.map((kind) => submit(sent, 'airtable', kind)),
       submit(sent, 'airtable', 'careers-apply', undefined, true),
       ...postgresKinds.map((kind) => submit(sent, 'postgres', kind)),
+      // A site that traces its own backend: the submission continues the caller's trace.
+      submit(sent, 'postgres', 'usa-signup', undefined, false, { traceId: randomHex(16), spanId: randomHex(8) }),
     ]);
     const expected = {
       airtable: sent.filter((s) => s.side === 'airtable'),
@@ -188,7 +198,9 @@ describe('one trace per submission', () => {
       };
       const path = endpointOf(s.kind).path;
       const server = one(`${endpointOf(s.kind).method} ${path}`);
-      expect(server).toMatchObject({ service: 'forms-gateway', kind: SPAN_KIND.server, parentSpanId: undefined });
+      expect(server).toMatchObject({ service: 'forms-gateway', kind: SPAN_KIND.server });
+      expect(server.parentSpanId).toBe(s.caller?.spanId);
+      if (s.caller) expect(server.traceId).toBe(s.caller.traceId);
       expect(server.attributes).toMatchObject({
         'submission.id': s.submissionId,
         'submission.kind': s.kind,
@@ -259,6 +271,10 @@ describe('one trace per submission', () => {
   }, 180_000);
 });
 
+function randomHex(bytes: number): string {
+  return randomBytes(bytes).toString('hex');
+}
+
 function endpointOf(kind: SubmissionKind) {
   return SUBMISSION_ENDPOINTS.find((e) => e.kind === kind)!;
 }
@@ -270,6 +286,7 @@ async function submit(
   kind: SubmissionKind,
   tag = `t${randomUUID().slice(0, 8)}`,
   withCv = false,
+  caller?: { traceId: string; spanId: string },
 ): Promise<Sent> {
   const pdf = samplePdf(256);
   const body = withCv ? careersBody(tag, pdf, PDF_TYPE, `${tag} Grace Hopper CV.pdf`) : validBody(kind, tag);
@@ -277,7 +294,11 @@ async function submit(
   const endpoint = endpointOf(kind);
   const res = await fetch(`${gateways[side]!.url}${endpoint.path}`, {
     method: endpoint.method,
-    headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+    headers: {
+      'content-type': 'application/json',
+      'x-request-id': requestId,
+      ...(caller ? { traceparent: `00-${caller.traceId}-${caller.spanId}-01` } : {}),
+    },
     body: JSON.stringify(body),
   });
   expect(res.status, `${kind}: ${await res.clone().text()}`).toBe(200);
@@ -294,7 +315,7 @@ async function submit(
   expect(answer).toBeDefined();
   const pii = personalValues(body);
   if (withCv) pii.push(pdf.toString('base64').slice(0, 40));
-  const entry: Sent = { side, kind, submissionId: submissionId!, requestId, pii };
+  const entry: Sent = { side, kind, submissionId: submissionId!, requestId, pii, ...(caller ? { caller } : {}) };
   sent.push(entry);
   return entry;
 }

@@ -12,6 +12,7 @@ import { errorHandler } from './middleware/error-handler.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
 import { publicCors } from './middleware/public-cors.ts';
 import { requestId } from './middleware/request-id.ts';
+import { traceRequests } from './middleware/trace-requests.ts';
 import { type AbuseCounters, createAbuseCounters, type ProducerRedis, submissionRoutes } from './submissions/index.ts';
 
 /**
@@ -35,6 +36,7 @@ export function createApp(deps: GatewayDeps): Koa {
   const metrics =
     deps.metrics ?? createGatewayMetrics({ queue: deps.queue, timeoutMs: config.enqueueTimeoutMs, counters });
   const app = new Koa({ proxy: config.trustProxy });
+  app.use(traceRequests());
   app.use(requestId());
   app.use(observeRequests({ metrics, logger }));
   app.use(publicCors());

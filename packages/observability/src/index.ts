@@ -18,5 +18,6 @@ export {
   type SpanAttributes,
   type SpanHandle,
   type TraceLink,
+  withServerSpan,
   withSpan,
 } from './tracing-hooks.ts';

@@ -8,8 +8,6 @@ export type Tracing = {
 export type TracingOptions = {
   /** `service.name` unless OTEL_SERVICE_NAME (or OTEL_RESOURCE_ATTRIBUTES) says otherwise. */
   serviceName: string;
-  /** Which incoming HTTP requests start a trace (by path); none when omitted. */
-  tracesRequest?: (path: string) => boolean;
 };
 
 const OFF: Tracing = { stop: async () => {} };
@@ -18,7 +16,7 @@ const OFF: Tracing = { stop: async () => {} };
  * Starts OpenTelemetry when an OTLP endpoint is configured; otherwise does nothing and loads nothing of it.
  * Everything else is the SDK's own reading of the standard `OTEL_*` variables (sampler, protocol, headers,
  * batch delays, timeouts). Call it first in a process's main, before importing the rest: the HTTP
- * instrumentation must be in place before `node:http` is used.
+ * instrumentation (outgoing calls, for S3) must be in place before the S3 client takes `node:http`.
  */
 export async function startTracing(options: TracingOptions, env = process.env): Promise<Tracing> {
   if (!tracingEnabled(env)) return OFF;

@@ -24,8 +24,17 @@ export type SpanOptions = {
   kind?: 'internal' | 'client';
 };
 
+/** An incoming request's headers, for the caller's `traceparent`. */
+export type RequestHeaders = Record<string, string | string[] | undefined>;
+
 export type TracingHooks = {
   inSpan<T>(name: string, options: SpanOptions, fn: (span: SpanHandle) => Promise<T>): Promise<T>;
+  inServerSpan<T>(
+    headers: RequestHeaders,
+    name: string,
+    attributes: SpanAttributes,
+    fn: (span: SpanHandle) => Promise<T>,
+  ): Promise<T>;
   annotate(attributes: SpanAttributes, name?: string): void;
   activeLink(): TraceLink | undefined;
   linkFromJob(metadata: string | undefined): TraceLink | undefined;
@@ -43,6 +52,19 @@ export function installTracingHooks(installed: TracingHooks): void {
 /** Runs `fn` in a child span of the active one (ended when `fn` settles; a throw marks it failed). */
 export function withSpan<T>(name: string, options: SpanOptions, fn: (span: SpanHandle) => Promise<T>): Promise<T> {
   return hooks ? hooks.inSpan(name, options, fn) : fn(NO_SPAN);
+}
+
+/**
+ * Runs `fn` in a server span for an incoming request: a new trace, or the caller's when it sent a W3C
+ * `traceparent`.
+ */
+export function withServerSpan<T>(
+  headers: RequestHeaders,
+  name: string,
+  attributes: SpanAttributes,
+  fn: (span: SpanHandle) => Promise<T>,
+): Promise<T> {
+  return hooks ? hooks.inServerSpan(headers, name, attributes, fn) : fn(NO_SPAN);
 }
 
 /** Adds attributes to the active span (and renames it, when `name` is given). */
