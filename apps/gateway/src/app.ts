@@ -1,4 +1,5 @@
 import type { ObjectStorage } from '@forms/object-storage';
+import { tracingStarted } from '@forms/observability';
 import type { Queue } from 'bullmq';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -36,7 +37,8 @@ export function createApp(deps: GatewayDeps): Koa {
   const metrics =
     deps.metrics ?? createGatewayMetrics({ queue: deps.queue, timeoutMs: config.enqueueTimeoutMs, counters });
   const app = new Koa({ proxy: config.trustProxy });
-  app.use(traceRequests());
+  // Mounted only with tracing on: off, not even a middleware's call per request.
+  if (tracingStarted()) app.use(traceRequests());
   app.use(requestId());
   app.use(observeRequests({ metrics, logger }));
   app.use(publicCors());

@@ -18,6 +18,7 @@ export {
   type SpanAttributes,
   type SpanHandle,
   type TraceLink,
+  tracingStarted,
   withServerSpan,
   withSpan,
 } from './tracing-hooks.ts';

@@ -49,6 +49,11 @@ export function installTracingHooks(installed: TracingHooks): void {
   hooks = installed;
 }
 
+/** True once tracing started in this process: code that only traces (a middleware) need not be mounted. */
+export function tracingStarted(): boolean {
+  return hooks !== undefined;
+}
+
 /** Runs `fn` in a child span of the active one (ended when `fn` settles; a throw marks it failed). */
 export function withSpan<T>(name: string, options: SpanOptions, fn: (span: SpanHandle) => Promise<T>): Promise<T> {
   return hooks ? hooks.inSpan(name, options, fn) : fn(NO_SPAN);

@@ -4,7 +4,7 @@ import type { Context, Next } from 'koa';
 /**
  * With tracing on, each request under `prefix` (submissions and the rest of the API) is a server span,
  * continuing the caller's trace when it sent a `traceparent`; `observeRequests` names it by its route and
- * adds the request id. Health checks, scrapes and pages start no trace. With tracing off, a function call.
+ * adds the request id. Health checks, scrapes and pages start no trace.
  */
 export function traceRequests({ prefix = '/api/' } = {}) {
   return async function traceRequests(ctx: Context, next: Next) {
