@@ -116,14 +116,14 @@ function received(service: string, span: OtlpSpan): ReceivedSpan {
 }
 
 function plain(attributes: KeyValue[]): Record<string, unknown> {
-  return Object.fromEntries(attributes.map(({ key, value }) => [key, valueOf(value)]));
+  return Object.fromEntries(attributes.map(({ key, value }) => [key, plainValue(value)]));
 }
 
-function valueOf(value: AnyValue): unknown {
+function plainValue(value: AnyValue): unknown {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
   if (value.boolValue !== undefined) return value.boolValue;
-  if (value.arrayValue) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue) return (value.arrayValue.values ?? []).map(plainValue);
   return undefined;
 }
