@@ -31,7 +31,7 @@ const EnvSchema = v.object({
   AIRTABLE_ENDPOINT_URL: v.optional(url, 'https://api.airtable.com'),
   AIRTABLE_MAPPING_FILE: v.optional(v.string()),
   AIRTABLE_RATE_LIMIT: v.optional(positiveNumber, '5'),
-  AIRTABLE_RATE_MARGIN: v.optional(fraction, '0.05'),
+  AIRTABLE_RATE_MARGIN: v.optional(fraction, '0.1'),
   AIRTABLE_LOCKOUT_MS: v.optional(positiveInt, '30000'),
   AIRTABLE_REQUEST_TIMEOUT_MS: v.optional(positiveInt, '15000'),
   AIRTABLE_FAULT_PROBE_MS: v.optional(positiveInt, '30000'),
@@ -89,8 +89,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           baseId: e.AIRTABLE_BASE_ID,
           endpointUrl: e.AIRTABLE_ENDPOINT_URL,
           mappingFile: e.AIRTABLE_MAPPING_FILE,
-          // A little under the published limit: spacing at exactly 5/s leaves no room for network jitter,
-          // and one 429 costs a 30-second lock-out (1,500 records at full speed).
+          // Under the published limit: spacing at exactly 5/s leaves no room for a late grant or network
+          // jitter, and one 429 costs a 30-second lock-out (1,350 records at full speed). See `sendSpacing`.
+          rateLimit: e.AIRTABLE_RATE_LIMIT,
           requestsPerSecond: e.AIRTABLE_RATE_LIMIT * (1 - e.AIRTABLE_RATE_MARGIN),
           lockoutMs: e.AIRTABLE_LOCKOUT_MS,
           requestTimeoutMs: e.AIRTABLE_REQUEST_TIMEOUT_MS,

@@ -11,8 +11,8 @@ afterAll(() => redis.disconnect());
 
 it('the rate limiter writes the keys `ops status` reads (airtableBaseKeys)', async () => {
   const baseId = `appKeys${Date.now()}`;
-  const limiter = createBaseRateLimiter({ redis, baseId, requestsPerSecond: 100 });
-  await limiter.acquire();
+  const limiter = createBaseRateLimiter({ redis, baseId, limit: 110, requestsPerSecond: 100 });
+  await limiter.take();
   await limiter.pause(5_000);
   const keys = airtableBaseKeys(baseId);
   expect(Number(await redis.get(keys.pausedUntil))).toBeGreaterThan(Date.now());
