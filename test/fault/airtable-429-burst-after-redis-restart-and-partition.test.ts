@@ -7,15 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acknowledgedBacklog, expectDrainedWithinTheLimit } from '../support/airtable-drain.ts';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
-import { eventually } from '../support/crm-database.ts';
+import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { eventually, scaled } from '../support/wait.ts';
 
 // The issue's harness, scaled down: two worker processes draining into a base limited to 5 requests in
 // any second (300 ms per request), through a Redis that is SIGKILLed and restarted on its append-only
 // file, then cut off for 5 s with every byte held. Each outage ended with two 429s: the slots reserved
 // and confirmed before it were all spent the moment Redis answered again.
-const TOTAL = Number(process.env.AIRTABLE_FAULT_BACKLOG ?? 900);
+const TOTAL = scaled(900, 400);
 const BASE = `appOutage${Date.now().toString(36)}`;
 const KEY = 'patOutage';
 const PARTITION_MS = 5_000;

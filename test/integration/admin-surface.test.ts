@@ -1,9 +1,9 @@
 import { loadConfig as gatewayConfig, type RunningGateway, startGateway } from '@forms/gateway';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { eventually } from '../support/crm-database.ts';
 import { sendJson } from '../support/http.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { validBody } from '../support/valid-bodies.ts';
+import { eventually } from '../support/wait.ts';
 
 // The admin surface: every route needs ADMIN_TOKEN (bearer, or Basic password for a browser), and none
 // exists without one; no CORS; Bull Board's writes refused cross-site even with the browser's cached

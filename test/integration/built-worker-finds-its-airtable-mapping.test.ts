@@ -1,27 +1,25 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import type { RunningGateway } from '@forms/gateway';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { startDrainGateway, submitAtRate } from '../support/airtable-drain.ts';
+import { submitAtRate } from '../support/airtable-drain.ts';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
-import { eventually } from '../support/crm-database.ts';
+import { REPO_ROOT, spawnApp } from '../support/spawn-app.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { eventually } from '../support/wait.ts';
 
 // The README's production start, `node apps/worker/dist/main.js`, exited at once with Airtable configured:
 // the bundle looked for the shipped mapping beside the repository, not in apps/worker/.
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BASE = `appBuilt${Date.now().toString(36)}`;
 const KEY = 'patBuilt';
 let server: FakeAirtable;
-let gateway: RunningGateway;
-let queueName: string;
+let gateway: TestGateway;
 
 beforeAll(async () => {
   execFileSync('pnpm', ['--filter', '@forms/worker', 'build'], { cwd: REPO_ROOT, stdio: 'ignore' });
   server = await startFakeAirtable({ apiKey: KEY });
-  ({ gateway, queueName } = await startDrainGateway(inject('redisUrl')));
+  // All load comes from 127.0.0.1, one client: the per-client limit is for the open internet, not this test.
+  gateway = await startTestGateway(inject('redisUrl'), { RATE_LIMIT_REQUESTS: '0' }, { keepQueue: true });
 });
 afterAll(async () => {
   await gateway?.stop();
@@ -29,31 +27,21 @@ afterAll(async () => {
 });
 
 it('built-worker-cannot-read-its-mapping: started as the README says, from another directory, it delivers', async () => {
-  const child = spawn(process.execPath, [`${REPO_ROOT}apps/worker/dist/main.js`], {
-    cwd: tmpdir(),
-    env: {
-      PATH: process.env.PATH,
-      LOG_LEVEL: 'info',
-      ...airtableWorkerEnv(server, { apiKey: KEY, baseId: BASE, queueName }),
+  const worker = await spawnApp(
+    'worker',
+    airtableWorkerEnv(server, { apiKey: KEY, baseId: BASE, queueName: gateway.queueName }),
+    {
+      entry: 'apps/worker/dist/main.js',
+      cwd: tmpdir(),
+      inheritEnv: false,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  const exited = once(child, 'exit');
+  );
   try {
-    await eventually(async () => output.includes('worker consuming') || child.exitCode !== null, {
-      timeoutMs: 20_000,
-      everyMs: 50,
-    });
-    expect(child.exitCode, output).toBeNull();
     const acknowledged = await submitAtRate(gateway.url, { perSecond: 10, durationMs: 300 });
     expect(acknowledged.size).toBe(3);
     await eventually(async () => server.records(BASE, 'Creators').length === 3, { timeoutMs: 20_000 });
   } finally {
-    child.kill('SIGTERM');
-    await exited;
+    worker.child.kill('SIGTERM');
   }
-  expect(child.exitCode).toBe(0);
+  expect(await worker.exited).toBe(0);
 });

@@ -1,29 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig, startGateway } from '@forms/gateway';
 import { Queue } from 'bullmq';
 import { expect } from 'vitest';
 import type { FakeAirtable } from './airtable-server.ts';
-import { eventually } from './crm-database.ts';
 import { acknowledgedIds, sendCreatorsUnderLoad } from './load.ts';
 import { longestGap, mostInAnyWindow } from './request-timeline.ts';
-
-/** A gateway in this process on `redisUrl`, under a queue of its own that outlives it (unlike the test gateway's). */
-export async function startDrainGateway(redisUrl: string) {
-  const queueName = `drain-${randomUUID()}`;
-  // All load comes from 127.0.0.1, one client: the per-client limit is for the open internet, not this test.
-  const gateway = await startGateway(
-    loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: redisUrl,
-      QUEUE_NAME: queueName,
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_REQUESTS: '0',
-    }),
-  );
-  return { gateway, queueName };
-}
+import { startTestGateway } from './test-gateway.ts';
+import { eventually } from './wait.ts';
 
 /**
  * A backlog of `total` creator-signups acknowledged by a gateway on `redisUrl` (its queue is returned), for
@@ -31,7 +14,8 @@ export async function startDrainGateway(redisUrl: string) {
  * are the worker's.
  */
 export async function acknowledgedBacklog(redisUrl: string, total: number) {
-  const { gateway, queueName } = await startDrainGateway(redisUrl);
+  // All load comes from 127.0.0.1, one client: the per-client limit is for the open internet, not this test.
+  const gateway = await startTestGateway(redisUrl, { RATE_LIMIT_REQUESTS: '0' }, { keepQueue: true });
   try {
     const sent = await sendCreatorsUnderLoad(() => gateway.url, {
       lanes: 20,
@@ -41,7 +25,7 @@ export async function acknowledgedBacklog(redisUrl: string, total: number) {
     });
     const acknowledged = acknowledgedIds(sent);
     expect(acknowledged.size).toBe(total);
-    return { acknowledged, queueName };
+    return { acknowledged, queueName: gateway.queueName };
   } finally {
     await gateway.stop();
   }

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, get as httpGet, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { seededRandom } from './seeded-random.ts';
+import { sleep } from './wait.ts';
 
 /**
  * A local stand-in for Airtable's Web API, faithful in what the worker relies on: bearer-token check, at
@@ -406,7 +407,7 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       plan = records.map((r) => ({ existing: undefined, fields: r.fields! }));
     }
 
-    if (options.unserialisedUpsertMs) await new Promise((r) => setTimeout(r, options.unserialisedUpsertMs));
+    if (options.unserialisedUpsertMs) await sleep(options.unserialisedUpsertMs);
     const apply = () => {
       const created: string[] = [];
       const updated: string[] = [];

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentCrmError } from '../crm.ts';
@@ -27,7 +28,7 @@ function scriptedClient(answer: (keys: string[], call: number) => Error | undefi
     async upsert(_table, records) {
       const keys = records.map((r) => String(r.Key));
       requests.push(keys);
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
       const err = answer(keys, requests.length);
       if (err) throw err;
       return {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HONEYPOT_FIELD, SUBMISSION_ENDPOINTS } from '@forms/schemas';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../start-test-gateway.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 let gateway: TestGateway;
 
