@@ -33,7 +33,14 @@ export function createApp(deps: GatewayDeps): Koa {
   const { config, logger } = deps;
   const counters = deps.counters ?? createAbuseCounters();
   const metrics =
-    deps.metrics ?? createGatewayMetrics({ queue: deps.queue, timeoutMs: config.enqueueTimeoutMs, counters });
+    deps.metrics ??
+    createGatewayMetrics({
+      queue: deps.queue,
+      timeoutMs: config.enqueueTimeoutMs,
+      counters,
+      redis: deps.redis,
+      airtableBaseId: config.airtableBaseId,
+    });
   const app = new Koa({ proxy: config.trustProxy });
   app.use(requestId());
   app.use(observeRequests({ metrics, logger }));
