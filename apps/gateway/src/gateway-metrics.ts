@@ -110,7 +110,7 @@ export function createGatewayMetrics({
     registers: [registry],
     collect() {
       this.reset();
-      this.inc({ reason: 'honeypot' }, counters.honeypotDropped);
+      this.inc({ reason: 'honeypot' }, counters.honeypotQuarantined);
       this.inc({ reason: 'rate_limited' }, counters.rateLimited);
     },
   });

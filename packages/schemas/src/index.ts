@@ -19,6 +19,7 @@ export * from './json-schema-config.ts';
 export * from './latest-video.ts';
 export * from './max-code-points.ts';
 export * from './mcp.ts';
+export * from './ops-keys.ts';
 export * from './openapi.ts';
 export * from './partner-webinar.ts';
 export * from './redis-settings.ts';
