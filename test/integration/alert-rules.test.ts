@@ -10,8 +10,7 @@ import { PROMETHEUS_DIR, readAlertRules } from '../support/alert-rules.ts';
 // scripts/setup.sh installs): they parse, each one fires on its test series and stays quiet on the near
 // miss, and each links a section of the operations guide that exists.
 const dir = fileURLToPath(PROMETHEUS_DIR);
-const promtool = (...args: string[]) =>
-  spawnSync('promtool', args, { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+const promtool = (...args: string[]) => spawnSync('promtool', args, { cwd: dir, encoding: 'utf8', timeout: 60_000 });
 
 type RuleTest = { alert_rule_test?: { alertname: string; exp_alerts?: unknown[] }[] };
 
@@ -45,9 +44,7 @@ describe('infra/prometheus', () => {
   it("every rule's runbook_url names a section of docs/operations.md that exists", () => {
     const guide = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
     const slugger = new GithubSlugger();
-    const anchors = new Set(
-      [...guide.matchAll(/^#{1,6} (.+)$/gm)].map((heading) => slugger.slug(heading[1]!.trim())),
-    );
+    const anchors = new Set([...guide.matchAll(/^#{1,6} (.+)$/gm)].map((heading) => slugger.slug(heading[1]!.trim())));
     const broken = rules
       .map(({ alert, annotations }) => ({ alert, url: annotations?.runbook_url ?? '' }))
       .filter(({ url }) => {

@@ -1,4 +1,5 @@
 import type { ObjectStorage } from '@forms/object-storage';
+import { opsKeys } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -61,6 +62,9 @@ export function createApp(deps: GatewayDeps): Koa {
             redis: deps.redis,
             metrics,
             timeoutMs: config.enqueueTimeoutMs,
+            boardWrites: config.bullBoardWrites
+              ? { auditKey: opsKeys(config.redis, config.queueName).audit }
+              : undefined,
           }),
         ]
       : []),
