@@ -17,7 +17,8 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`ops:${password}`).toString('base64')}` });
 
 beforeAll(async () => {
-  pipeline = await startPipeline({ ADMIN_TOKEN: TOKEN });
+  // Bull Board's writes on (read-only is the default): the cross-site checks below are about its writes.
+  pipeline = await startPipeline({ ADMIN_TOKEN: TOKEN, BULL_BOARD_WRITES: 'true' });
   const { ADMIN_TOKEN: _, ...withoutToken } = pipeline.env;
   closed = await startGateway(gatewayConfig({ ...withoutToken, PORT: '0', HOST: '127.0.0.1' }));
 });

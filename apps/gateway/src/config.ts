@@ -50,6 +50,9 @@ const EnvSchema = v.object({
   RATE_LIMIT_REQUESTS: v.optional(wholeNumber, '600'),
   RATE_LIMIT_WINDOW_SECONDS: v.optional(positiveWholeNumber, '60'),
   CONTACT_INDEX_TTL_DAYS: v.optional(positiveWholeNumber, '400'),
+  QUARANTINE_DAYS: v.optional(positiveWholeNumber, '30'),
+  QUARANTINE_MAX: v.optional(positiveWholeNumber, '10000'),
+  BULL_BOARD_WRITES: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
   AIRTABLE_BASE_ID: v.optional(v.string()),
   DATABASE_URL: v.optional(url),
   TRUST_PROXY: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
@@ -97,6 +100,10 @@ export type GatewayConfig = Readonly<{
   rateLimit: Readonly<{ requests: number; windowSeconds: number }>;
   /** How long an email's contact id outlives its last use (renewed by every submission for it). */
   contactIndexTtlSeconds: number;
+  /** Honeypotted submissions kept for `ops spam`: how long, and how many at most (oldest dropped first). */
+  quarantine: Readonly<{ maxAgeMs: number; maxCount: number }>;
+  /** BULL_BOARD_WRITES=true: Bull Board's buttons work (each write audited); else it is read-only. */
+  bullBoardWrites: boolean;
   /** What `debug.baseId` reports: the Airtable base, else which Postgres the worker writes to. */
   crmBaseId: string;
   /** The Airtable base, when the worker writes to one: /readyz reports whether it is paused. */
@@ -131,6 +138,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ackReplicas: e.REDIS_ACK_REPLICAS,
     rateLimit: Object.freeze({ requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS }),
     contactIndexTtlSeconds: e.CONTACT_INDEX_TTL_DAYS * 86_400,
+    quarantine: Object.freeze({ maxAgeMs: e.QUARANTINE_DAYS * 86_400_000, maxCount: e.QUARANTINE_MAX }),
+    bullBoardWrites: e.BULL_BOARD_WRITES === 'true',
     crmBaseId: e.AIRTABLE_BASE_ID ?? (e.DATABASE_URL ? 'postgres' : 'pglite'),
     airtableBaseId: e.AIRTABLE_BASE_ID,
     adminToken: e.ADMIN_TOKEN,
