@@ -1,28 +1,23 @@
 import { availableParallelism } from 'node:os';
 import { S3_ENV_ENTRIES, type StorageSettings, storageSettings } from '@forms/object-storage';
-import { parseEnv, type RedisSettings, SHARED_ENV_ENTRIES, sharedSettings } from '@forms/schemas';
+import {
+  envAdminToken,
+  envAirtableBaseId,
+  envInt,
+  envPort,
+  parseEnv,
+  type RedisSettings,
+  SHARED_ENV_ENTRIES,
+  sharedSettings,
+} from '@forms/schemas';
 import * as v from 'valibot';
 
-const port = v.pipe(
-  v.string(),
-  v.regex(/^\d+$/, 'must be a port number'),
-  v.transform(Number),
-  v.integer(),
-  v.maxValue(65535),
-);
-const positiveMs = v.pipe(
-  v.string(),
-  v.regex(/^\d+$/, 'must be a whole number of milliseconds'),
-  v.transform(Number),
-  v.minValue(1),
-);
 const url = v.pipe(v.string(), v.url('must be a URL'));
 const wholeNumber = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number));
-const positiveWholeNumber = v.pipe(wholeNumber, v.minValue(1, 'must be at least 1'));
 
 const EnvSchema = v.object({
   ...S3_ENV_ENTRIES,
-  PORT: v.optional(port, '3000'),
+  PORT: v.optional(envPort, '3000'),
   HOST: v.optional(v.string(), '0.0.0.0'),
   PUBLIC_BASE_URL: v.optional(url),
   CONTACT_EMAIL: v.optional(v.pipe(v.string(), v.email('must be an email address')), 'hello@example.com'),
@@ -31,12 +26,9 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number of replicas'), v.transform(Number)),
     '0',
   ),
-  ADMIN_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
-  ENQUEUE_TIMEOUT_MS: v.optional(positiveMs, '1000'),
-  CV_UPLOAD_SLOTS: v.optional(
-    v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1)),
-    '4',
-  ),
+  ADMIN_TOKEN: envAdminToken,
+  ENQUEUE_TIMEOUT_MS: v.optional(envInt, '1000'),
+  CV_UPLOAD_SLOTS: v.optional(envInt, '4'),
   GATEWAY_PROCESSES: v.optional(
     v.pipe(
       v.string(),
@@ -48,12 +40,12 @@ const EnvSchema = v.object({
     '1',
   ),
   RATE_LIMIT_REQUESTS: v.optional(wholeNumber, '600'),
-  RATE_LIMIT_WINDOW_SECONDS: v.optional(positiveWholeNumber, '60'),
-  CONTACT_INDEX_TTL_DAYS: v.optional(positiveWholeNumber, '400'),
-  QUARANTINE_DAYS: v.optional(positiveWholeNumber, '30'),
-  QUARANTINE_MAX: v.optional(positiveWholeNumber, '10000'),
+  RATE_LIMIT_WINDOW_SECONDS: v.optional(envInt, '60'),
+  CONTACT_INDEX_TTL_DAYS: v.optional(envInt, '400'),
+  QUARANTINE_DAYS: v.optional(envInt, '30'),
+  QUARANTINE_MAX: v.optional(envInt, '10000'),
   BULL_BOARD_WRITES: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
-  AIRTABLE_BASE_ID: v.optional(v.string()),
+  AIRTABLE_BASE_ID: envAirtableBaseId,
   DATABASE_URL: v.optional(url),
   TRUST_PROXY: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
   AGENCY_NAME: v.optional(v.pipe(v.string(), v.maxLength(100)), 'Creator-led marketing agency'),

@@ -1,11 +1,18 @@
 import { userInfo } from 'node:os';
-import { opsKeys, parseEnv, type RedisSettings, SHARED_ENV_ENTRIES, sharedSettings } from '@forms/schemas';
+import {
+  envAirtableBaseId,
+  opsKeys,
+  parseEnv,
+  type RedisSettings,
+  SHARED_ENV_ENTRIES,
+  sharedSettings,
+} from '@forms/schemas';
 import * as v from 'valibot';
 
 const EnvSchema = v.object({
   ...SHARED_ENV_ENTRIES,
   // Only to find the Airtable base's rate-limit keys for `ops status`; the CLI never calls Airtable.
-  AIRTABLE_BASE_ID: v.optional(v.pipe(v.string(), v.regex(/^[\w-]+$/, 'letters, digits, _ and - only'))),
+  AIRTABLE_BASE_ID: envAirtableBaseId,
   // Who the audit trail names for this CLI's actions; the OS user when unset.
   OPS_ACTOR: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100))),
 });
