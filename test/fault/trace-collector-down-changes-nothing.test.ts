@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { freePort } from '@forms/local-services';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually, openTestDatabase, sharedPostgresUrl, type TestDatabase } from '../support/crm-database.ts';
-import { type GatewayProcess, spawnGateway } from '../support/gateway-process.ts';
+import { openTestDatabase, sharedPostgresUrl, type TestDatabase } from '../support/crm-database.ts';
 import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { type GatewayProcess, spawnGateway, spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
+import { eventually } from '../support/wait.ts';
 
 // Tracing on, and the collector unusable: first nothing listens on its port (connection refused), then a
 // collector there takes every export request and never answers. Submissions must not notice: each is

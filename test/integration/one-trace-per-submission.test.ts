@@ -4,13 +4,13 @@ import { SUBMISSION_ENDPOINTS, type SubmissionKind } from '@forms/schemas';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
-import { eventually, openTestDatabase, sharedPostgresUrl, type TestDatabase } from '../support/crm-database.ts';
+import { openTestDatabase, sharedPostgresUrl, type TestDatabase } from '../support/crm-database.ts';
 import { careersBody, PDF_TYPE, samplePdf } from '../support/cv-files.ts';
-import { type GatewayProcess, spawnGateway } from '../support/gateway-process.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
+import { type GatewayProcess, spawnGateway, spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 import { validBody } from '../support/valid-bodies.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { eventually } from '../support/wait.ts';
 
 // Submissions of mixed kinds through two real pipelines (gateway and worker processes, as deployed), one
 // writing to the local Airtable server and one to Postgres, all exporting to one OTLP/HTTP receiver: each

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
-import { type GatewayProcess, spawnGateway } from '../support/gateway-process.ts';
+import { openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
+import { type GatewayProcess, spawnGateway, spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 import { validBody } from '../support/valid-bodies.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { eventually } from '../support/wait.ts';
 
 // With no OTLP endpoint, tracing costs nothing because nothing of it is loaded: the gateway and the worker,
 // having taken and delivered a submission, loaded neither the SDK, an exporter, an instrumentation nor

@@ -1,5 +1,6 @@
 import type { ObjectStorage } from '@forms/object-storage';
 import { tracingStarted } from '@forms/observability';
+import { opsKeys } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -35,7 +36,14 @@ export function createApp(deps: GatewayDeps): Koa {
   const { config, logger } = deps;
   const counters = deps.counters ?? createAbuseCounters();
   const metrics =
-    deps.metrics ?? createGatewayMetrics({ queue: deps.queue, timeoutMs: config.enqueueTimeoutMs, counters });
+    deps.metrics ??
+    createGatewayMetrics({
+      queue: deps.queue,
+      timeoutMs: config.enqueueTimeoutMs,
+      counters,
+      redis: deps.redis,
+      airtableBaseId: config.airtableBaseId,
+    });
   const app = new Koa({ proxy: config.trustProxy });
   // Mounted only with tracing on: off, not even a middleware's call per request.
   if (tracingStarted()) app.use(traceRequests());
@@ -58,6 +66,9 @@ export function createApp(deps: GatewayDeps): Koa {
             redis: deps.redis,
             metrics,
             timeoutMs: config.enqueueTimeoutMs,
+            boardWrites: config.bullBoardWrites
+              ? { auditKey: opsKeys(config.redis, config.queueName).audit }
+              : undefined,
           }),
         ]
       : []),

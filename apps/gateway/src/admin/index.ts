@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import type { GatewayMetrics } from '../gateway-metrics.ts';
+import { auditBoardWrites } from './audit-board-writes.ts';
 import { bullBoard } from './bull-board.ts';
 import { refuseCrossSite } from './refuse-cross-site.ts';
 import { requireAdminToken } from './require-admin-token.ts';
@@ -13,13 +14,15 @@ export type AdminDeps = {
   redis: Redis | Cluster;
   metrics: GatewayMetrics;
   timeoutMs: number;
+  /** BULL_BOARD_WRITES: Bull Board's buttons on, each write recorded in the audit stream at `auditKey`. */
+  boardWrites?: { auditKey: string } | undefined;
 };
 
 /**
  * The admin wing: ops' and support's user. Every route needs ADMIN_TOKEN; the app mounts this router only
  * when one is configured, so without it /admin/* is a plain 404. Not in /openapi.json, no CORS.
  */
-export function adminRouter({ token, queue, redis, metrics, timeoutMs }: AdminDeps): Router {
+export function adminRouter({ token, queue, redis, metrics, timeoutMs, boardWrites }: AdminDeps): Router {
   const router = new Router({ prefix: '/admin' });
   router.use(refuseCrossSite(), requireAdminToken(token));
 
@@ -38,7 +41,9 @@ export function adminRouter({ token, queue, redis, metrics, timeoutMs }: AdminDe
     ctx.body = { id: ctx.params.id, submissions };
   });
 
-  const board = bullBoard(queue);
-  router.all(['/queues', '/queues/{*rest}'], (ctx, next) => board(ctx, next));
+  const board = bullBoard(queue, { writes: Boolean(boardWrites) });
+  const boardPaths = ['/queues', '/queues/{*rest}'];
+  if (boardWrites) router.all(boardPaths, auditBoardWrites({ redis, key: boardWrites.auditKey }));
+  router.all(boardPaths, (ctx, next) => board(ctx, next));
   return router;
 }

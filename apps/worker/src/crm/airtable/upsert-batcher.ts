@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { type DeliveryResult, PermanentCrmError } from '../crm.ts';
 import {
@@ -5,11 +6,12 @@ import {
   type AirtableApiError,
   type AirtableClient,
   classifyAirtableFailure,
+  mayStillLand,
   type UpsertResult,
 } from './airtable-client.ts';
 import type { AirtableWrite } from './airtable-mapping.ts';
 import type { BaseFaultWatch } from './base-fault.ts';
-import type { BaseRateLimiter } from './base-rate-limiter.ts';
+import type { BaseRateLimiter, Grant } from './base-rate-limiter.ts';
 import type { ClaimAnswer, GuardedWrite, MergeKeyGuard } from './merge-key-guard.ts';
 import { type Batch, hasReadyWrite, mergeKey, nextDeferredAt, type PendingWrite, pickBatch } from './pick-batch.ts';
 
@@ -38,9 +40,10 @@ export type UpsertBatcher = {
 
 /**
  * Coalesces the `deliver` calls of concurrently running jobs into performUpsert requests of up to ten
- * records. One loop per process takes a slot from the base's shared rate limit, then fills the request
- * with whatever has queued meanwhile, so under load requests leave full and when idle a lone record leaves
- * at once: waiting for the slot is the only linger.
+ * records. One loop per process waits until the base's shared rate limit is free, fills a request with
+ * whatever has queued meanwhile, claims its records, and only then takes the send slot, sending at once:
+ * under load requests leave full, when idle a lone record leaves at once, and a slot is never spent on
+ * records that could not go (see `dispatch`).
  *
  * Each job keeps its own outcome: a 429 puts the same batch back at the front and pauses the base (no job
  * spends an attempt), and so does a 401, 403 or 404 (for `faultProbeMs`, then the batch probes again); a 422 splits the batch until the bad record stands alone and fails permanently with
@@ -62,6 +65,7 @@ export function createUpsertBatcher({
   logger,
   maxRecords = AIRTABLE_MAX_RECORDS_PER_REQUEST,
   maxWaitMs = 1_000,
+  maxClaimHoldMs = 5_000,
 }: {
   client: AirtableClient;
   limiter: BaseRateLimiter;
@@ -76,6 +80,8 @@ export function createUpsertBatcher({
   logger: Logger;
   maxRecords?: number;
   maxWaitMs?: number;
+  /** The longest a request holds its records' leases waiting for a send slot (well inside a lease's life). */
+  maxClaimHoldMs?: number;
 }): UpsertBatcher {
   const queues = new Map<string, PendingWrite[]>();
   /** Batches to send again as they are, before anything new: after a 429, and the halves of a split. */
@@ -111,30 +117,86 @@ export function createUpsertBatcher({
         continue;
       }
       try {
-        await limiter.acquire(stopping.signal);
+        // Choose the records only when the base is free: the request carries whatever queued meanwhile.
+        const freeInMs = await limiter.freeInMs();
+        if (freeInMs > 0) {
+          await sleep(freeInMs, undefined, { signal: stopping.signal });
+          continue;
+        }
       } catch (err) {
         if (stopping.signal.aborted) break;
-        logger.error({ err }, 'airtable rate limiter failed; retrying in 1 s');
-        await new Promise((r) => setTimeout(r, 1_000));
+        logger.error({ err: (err as Error).message }, 'airtable rate limiter failed; retrying in 1 s');
+        await sleep(1_000, undefined, { signal: stopping.signal }).catch(() => {});
         continue;
       }
       const batch = resend.shift() ?? pickBatch(queues, busy, { now: Date.now(), maxRecords, maxWaitMs });
       if (!batch) continue;
       for (const w of batch.writes) busy.add(mergeKey(w.write));
-      const request = dispatch(batch).finally(() => {
-        inFlight.delete(request);
-        notify();
-      });
-      inFlight.add(request);
+      await dispatch(batch);
     }
   }
 
+  /**
+   * Claims the batch's records, takes a send slot for those it may send, and sends them: resolves once
+   * the request has left (its answer is handled in the background) or its records are back in line.
+   * Records leased by a request elsewhere are put back before any slot is taken, so they never spend one.
+   */
   async function dispatch(batch: Batch) {
     const token = guard?.token() ?? '';
     const outgoing = guard
       ? await claim(batch, guard, token)
       : batch.writes.map((pending) => ({ pending, fields: pending.write.fields }));
-    if (outgoing.length > 0) await send({ ...batch, writes: outgoing.map((o) => o.pending) }, outgoing, token);
+    if (outgoing.length === 0) return;
+    if (!(await granted(outgoing, token))) return;
+    // Nothing is awaited between the grant and the request leaving: the grant is the send.
+    const request = send({ ...batch, writes: outgoing.map((o) => o.pending) }, outgoing, token).finally(() => {
+      inFlight.delete(request);
+      notify();
+    });
+    inFlight.add(request);
+  }
+
+  /**
+   * Waits for a send slot while holding the records' leases, for at most `maxClaimHoldMs`: a longer wait
+   * (a 429 met elsewhere paused the base) lets the leases go and puts the records back in line for when
+   * the base is free, so a lease never runs out under a request still to leave.
+   */
+  async function granted(outgoing: Outgoing[], token: string): Promise<boolean> {
+    const claimedAt = Date.now();
+    const giveBack = async (waitMs: number) => {
+      await guard
+        ?.release(
+          token,
+          outgoing.map((o) => guarded(o.pending.write)),
+        )
+        .catch(() => {}); // else the leases run out
+      for (const o of outgoing) defer(o.pending, waitMs);
+    };
+    // Bounded: each turn waits at least one answer from Redis, and the hold is bounded in time.
+    for (let turn = 0; turn < 10_000; turn++) {
+      let grant: Grant;
+      try {
+        grant = await limiter.take();
+      } catch (err) {
+        if (!stopping.signal.aborted)
+          logger.error({ err: (err as Error).message }, 'airtable rate limiter failed; retrying in 1 s');
+        await giveBack(1_000);
+        return false;
+      }
+      if (grant.granted && !stopping.signal.aborted) return true;
+      if (grant.granted || stopping.signal.aborted || Date.now() + grant.waitMs - claimedAt > maxClaimHoldMs) {
+        await giveBack(grant.granted ? 0 : grant.waitMs);
+        return false;
+      }
+      try {
+        await sleep(grant.waitMs, undefined, { signal: stopping.signal });
+      } catch {
+        await giveBack(0);
+        return false;
+      }
+    }
+    await giveBack(0);
+    return false;
   }
 
   /** Takes the batch's records in Redis: what may go now, with the fields to send; defers or skips the rest. */
@@ -236,9 +298,10 @@ export function createUpsertBatcher({
 
   async function failed(batch: Batch, outgoing: Outgoing[], token: string, err: Error) {
     const action = classifyAirtableFailure(err);
-    // Every answer but a retryable one shows the request applied nothing: its records are free again. After
-    // a retryable one (a 5xx, a timeout) the request may still land, so its leases are left to run out.
-    if (action !== 'retryable')
+    // A request that was answered (even 5xx) or never reached Airtable is over: its records are free again
+    // at once, so their retries, and other writes for them, need not wait. One that may still land (no
+    // answer: a timeout, a dropped connection, a 504) keeps its leases until they run out.
+    if (!mayStillLand(err))
       await guard
         ?.release(
           token,

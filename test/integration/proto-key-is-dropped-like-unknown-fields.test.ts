@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../start-test-gateway.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Issue 14.4: a `__proto__` key anywhere in a well-formed body was answered 400 INVALID_JSON "check for a
 // syntax error", which is false. It is an unknown field like any other now: dropped, never queued.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HONEYPOT_FIELD, SUBMISSION_ENDPOINTS } from '@forms/schemas';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../start-test-gateway.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 let gateway: TestGateway;
 
@@ -53,7 +53,7 @@ describe('per-client rate limit', () => {
 });
 
 describe('honeypot field', () => {
-  it(`"${HONEYPOT_FIELD}" filled: answered exactly like a success, dropped before the queue, counted`, async () => {
+  it(`"${HONEYPOT_FIELD}" filled: answered exactly like a success, kept out of the queue, counted`, async () => {
     const endpoints = SUBMISSION_ENDPOINTS.filter((e) => e.kind === 'contact' || e.kind === 'creator-signup');
     for (const [i, endpoint] of endpoints.entries()) {
       // Two addresses of its own per endpoint: no client comes near the limit of 3.
@@ -62,7 +62,7 @@ describe('honeypot field', () => {
       const body = { email, name: 'N' };
       const real = await (await send(endpoint.path, body, client, endpoint.method)).json();
       const before = await gateway.queue.getWaitingCount();
-      const dropped = gateway.counters.honeypotDropped;
+      const dropped = gateway.counters.honeypotQuarantined;
       const trapped = await send(
         endpoint.path,
         { ...body, email: `bot-${randomUUID()}@acme.io`, [HONEYPOT_FIELD]: 'http://spam.example' },
@@ -76,7 +76,7 @@ describe('honeypot field', () => {
       expect(answer.message).toBe(real.message);
       expect(answer.recordId).toMatch(endpoint.contact ? /^con_[0-9a-z]{26}$/ : /^sub_[0-9a-z]{26}$/);
       expect(await gateway.queue.getWaitingCount()).toBe(before);
-      expect(gateway.counters.honeypotDropped).toBe(dropped + 1);
+      expect(gateway.counters.honeypotQuarantined).toBe(dropped + 1);
     }
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../start-test-gateway.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Found by probing: a body nested 7,000 levels deep in an unknown field overflowed the stack of the
 // recursive normaliser and was answered 500.

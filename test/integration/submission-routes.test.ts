@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { ERROR_CODES, type ErrorCode, SUBMISSION_ENDPOINTS } from '@forms/schemas';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../start-test-gateway.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 let gateway: TestGateway;
 type RequestPathCode = Exclude<ErrorCode, (typeof OTHER_ROUTE_CODES)[number]>;

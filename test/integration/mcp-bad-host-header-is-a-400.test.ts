@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../start-test-gateway.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Found by probing: POST /api/mcp with `Host: bad host` was a 500, because the route built a URL from the
 // Host header (`new Request(ctx.href)` throws). fetch() cannot send such a header, so this uses node:http.

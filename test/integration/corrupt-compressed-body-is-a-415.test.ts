@@ -1,6 +1,6 @@
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../start-test-gateway.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Found by probing: `Content-Encoding: gzip` (or deflate, br) with a body that does not decompress was
 // answered 500 (zlib's "incorrect header check"). Compressed request bodies are refused outright now:

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../start-test-gateway.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Issue 14.1: resources/templates/list was -32601 (method not found) to both MCP Inspector CLIs, although
 // the server advertises the `resources` capability, which includes it.

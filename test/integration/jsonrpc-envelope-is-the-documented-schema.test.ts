@@ -1,7 +1,7 @@
 import { JsonRpcRequestSchema } from '@forms/schemas';
 import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../../start-test-gateway.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Issue 13: /api/mcp parsed the envelope by hand and disagreed with the JsonRpcRequest schema that
 // /openapi.json documents (the schema caps `method` and `id` at 200 characters; the hand parser did not).
