@@ -8,14 +8,18 @@ const require = createRequire(import.meta.url);
 const redisSetup = require.resolve('@forms/local-services/vitest-redis-setup');
 const filesOf = (tier: Tier) => testFiles().flatMap((t) => (t.tier === tier ? [t.file] : []));
 
-/** One vitest project per tier (scripts/test-tiers.ts says which file is in which); `pnpm test` runs them in order. */
+/**
+ * One vitest project per tier (scripts/test-tiers.ts says which file is in which). `pnpm test` runs them one
+ * after another; a run of several at once (a file list) takes them in the same order, by `groupOrder`.
+ */
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: filesOf('unit'), testTimeout: 10_000 } },
+      { test: { name: 'unit', include: filesOf('unit'), testTimeout: 10_000, sequence: { groupOrder: 0 } } },
       {
         test: {
           name: 'integration',
+          sequence: { groupOrder: 1 },
           include: filesOf('integration'),
           globalSetup: [redisSetup],
           testTimeout: 30_000,
@@ -27,6 +31,7 @@ export default defineConfig({
       {
         test: {
           name: 'postgres',
+          sequence: { groupOrder: 2 },
           include: filesOf('postgres'),
           globalSetup: [redisSetup, './test/support/postgres-template-setup.ts'],
           testTimeout: 30_000,
@@ -37,6 +42,7 @@ export default defineConfig({
       {
         test: {
           name: 'fault',
+          sequence: { groupOrder: 3 },
           include: filesOf('fault'),
           globalSetup: [redisSetup],
           testTimeout: 30_000,
@@ -48,6 +54,7 @@ export default defineConfig({
       {
         test: {
           name: 'cluster',
+          sequence: { groupOrder: 4 },
           include: filesOf('cluster'),
           globalSetup: [redisSetup],
           testTimeout: 30_000,
