@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 /**
  * The OpenTelemetry SDK, loaded only by `startTracing` when an OTLP endpoint is configured. Traces only:
  * metrics stay on each app's Prometheus endpoint and logs on stdout, so the SDK's OTLP metrics and logs
@@ -99,12 +100,13 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
   installTracingHooks(hooks);
   return {
     async stop() {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, STOP_DEADLINE_MS);
-      });
-      await Promise.race([sdk.shutdown().catch(() => {}), deadline]);
-      clearTimeout(timer);
+      // A collector that hangs must not hold up the app's exit: the last spans wait at most this long.
+      const deadline = new AbortController();
+      await Promise.race([
+        sdk.shutdown().catch(() => {}),
+        sleep(STOP_DEADLINE_MS, undefined, { signal: deadline.signal }).catch(() => {}),
+      ]);
+      deadline.abort();
     },
   };
 }
