@@ -36,7 +36,7 @@ export type StoredAttachment = {
   type?: string;
   sha256?: string;
 };
-export type AirtableErrorBody = { type: string; message: string };
+type AirtableErrorBody = { type: string; message: string };
 
 export type FakeAirtableOptions = {
   /** The one token accepted (any base). */
@@ -58,7 +58,7 @@ export type FakeAirtableOptions = {
 };
 
 /** Faults to inject; tests change them while the server runs. */
-export type FakeAirtableFaults = {
+type FakeAirtableFaults = {
   /** Share of write requests answered 503. */
   serverErrorRate: number;
   /** Of those, the share that fail after the write was applied (the ambiguous kind a retry must survive). */
@@ -81,7 +81,7 @@ export type FakeAirtableFaults = {
   latencyMs: number;
 };
 
-export type FakeAirtableStats = {
+type FakeAirtableStats = {
   requests: number;
   byStatus: Record<number, number>;
   rateLimited: number;

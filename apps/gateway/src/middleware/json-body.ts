@@ -20,7 +20,7 @@ declare module 'koa' {
 export type TooLarge = { code: ErrorCode; field?: string };
 
 /** True when `value` nests deeper than `max`; iterative, so depth cannot overflow it. */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
+function nestsDeeperThan(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;

@@ -27,7 +27,7 @@ const ALLOW = ['GET', 'POST', 'DELETE'];
  * One JSON-RPC 2.0 message, parsed with JsonRpcRequestSchema, the schema /openapi.json documents for this
  * body; anything else is a 400 that says what is wrong. Batches were dropped in MCP 2025-06-18.
  */
-export function parseJsonRpc(body: unknown): JsonRpcRequest {
+function parseJsonRpc(body: unknown): JsonRpcRequest {
   const invalid = (detail: string) => new ApiError('INVALID_JSONRPC_REQUEST', { detail });
   if (Array.isArray(body)) throw invalid('is a batch; send one JSON-RPC message per request');
   const result = v.safeParse(JsonRpcRequestSchema, body, { abortPipeEarly: true });
@@ -48,7 +48,7 @@ function negotiate(message: JsonRpcRequest): JsonRpcRequest {
   return supported ? message : { ...message, params: { ...message.params, protocolVersion: MCP_PROTOCOL_VERSIONS[0] } };
 }
 
-export function mcpDescriptor(site: Site): McpDescriptor {
+function mcpDescriptor(site: Site): McpDescriptor {
   const c = site.content;
   return {
     name: c.name,

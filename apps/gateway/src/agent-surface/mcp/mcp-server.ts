@@ -19,7 +19,7 @@ import { listResources, readResource } from './read-resource.ts';
 
 export const MCP_SERVER_NAME = 'creator-marketing-agency';
 
-export function listTools(site: Site): Tool[] {
+function listTools(site: Site): Tool[] {
   return toolCatalogue(site.content).map((tool) => {
     const uri = tool.widget ? `ui://service/${tool.widget}` : undefined;
     return {

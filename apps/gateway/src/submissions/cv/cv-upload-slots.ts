@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import { ApiError } from '../../errors.ts';
 
 /** Seconds a client is told to wait when every CV slot is taken: an upload takes well under that. */
-export const CV_BUSY_RETRY_AFTER_SECONDS = 2;
+const CV_BUSY_RETRY_AFTER_SECONDS = 2;
 
 /**
  * Caps the careers requests that may carry a CV in flight at once. Each holds several copies of up to

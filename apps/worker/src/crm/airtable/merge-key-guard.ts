@@ -5,7 +5,7 @@ import type { WorkerRedis } from '../../create-worker-redis.ts';
  * How long a record's field stamps are kept after its last write. A replay of a job older than this (from
  * the failed set, where jobs stay until removed) could overwrite newer values, as before this guard.
  */
-export const ORDER_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
+const ORDER_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 
 /** The hash field holding the record's Airtable id beside the field stamps (no Airtable field starts with NUL). */
 const RECORD_ID_FIELD = '\u0000record';
