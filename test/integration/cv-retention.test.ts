@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { createObjectStorage } from '@forms/object-storage';
 import { startTestS3, type TestS3 } from '@forms/local-services';
+import { createObjectStorage } from '@forms/object-storage';
 import {
   CV_RETENTION_EVERY_MS,
   CV_RETENTION_SCHEDULER,
@@ -37,7 +37,10 @@ afterAll(async () => {
 });
 
 async function apply(): Promise<string> {
-  const res = await sendJson(`${pipeline.gateway.url}/api/careers-apply`, careersBody(randomUUID(), samplePdf(), PDF_TYPE));
+  const res = await sendJson(
+    `${pipeline.gateway.url}/api/careers-apply`,
+    careersBody(randomUUID(), samplePdf(), PDF_TYPE),
+  );
   expect(res.status).toBe(200);
   const id = res.body.recordId as string;
   await eventually(async () => (await cvKeyOf(id)) === `cv/${id}.pdf`);

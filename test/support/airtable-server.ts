@@ -444,11 +444,16 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
         matching = all.filter((row) => filter(row.fields));
       }
       const only = query.getAll('fields[]');
-      const page = matching.slice(offset, offset + pageSize).map((row) =>
-        only.length === 0
-          ? row
-          : { ...row, fields: Object.fromEntries(only.filter((f) => f in row.fields).map((f) => [f, row.fields[f]])) },
-      );
+      const page = matching
+        .slice(offset, offset + pageSize)
+        .map((row) =>
+          only.length === 0
+            ? row
+            : {
+                ...row,
+                fields: Object.fromEntries(only.filter((f) => f in row.fields).map((f) => [f, row.fields[f]])),
+              },
+        );
       send(200, {
         records: page,
         ...(offset + pageSize < matching.length ? { offset: String(offset + pageSize) } : {}),
@@ -461,7 +466,11 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
         return fail(422, 'INVALID_RECORDS', `You can delete 1 to ${MAX_RECORDS} records per request`);
       const missing = ids.find((id) => !all.some((row) => row.id === id));
       if (missing) return fail(404, 'NOT_FOUND', `Record ${missing} not found`);
-      for (const id of ids) all.splice(all.findIndex((row) => row.id === id), 1);
+      for (const id of ids)
+        all.splice(
+          all.findIndex((row) => row.id === id),
+          1,
+        );
       stats.recordsDeleted += ids.length;
       send(200, { records: ids.map((id) => ({ id, deleted: true })) });
     }

@@ -18,7 +18,7 @@ import { Cluster, type Redis } from 'ioredis';
 import type { Crm } from '../crm/crm.ts';
 
 /** Every state a job can be found in; `active` ones are waited for, the rest removed at once. */
-const JOB_STATES = ['waiting', 'prioritized', 'delayed', 'paused', 'waiting-children', 'failed', 'completed', 'active'];
+const JOB_STATES = ['waiting', 'prioritized', 'delayed', 'waiting-children', 'failed', 'completed', 'active'];
 const PAGE = 500;
 /** Pages read per state: 500,000 jobs, far past the completed set's 50,000 bound. */
 const MAX_PAGES = 1_000;
