@@ -444,16 +444,14 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
         matching = all.filter((row) => filter(row.fields));
       }
       const only = query.getAll('fields[]');
-      const page = matching
-        .slice(offset, offset + pageSize)
-        .map((row) =>
-          only.length === 0
-            ? row
-            : {
-                ...row,
-                fields: Object.fromEntries(only.filter((f) => f in row.fields).map((f) => [f, row.fields[f]])),
-              },
-        );
+      const page = matching.slice(offset, offset + pageSize).map((row) =>
+        only.length === 0
+          ? row
+          : {
+              ...row,
+              fields: Object.fromEntries(only.filter((f) => f in row.fields).map((f) => [f, row.fields[f]])),
+            },
+      );
       send(200, {
         records: page,
         ...(offset + pageSize < matching.length ? { offset: String(offset + pageSize) } : {}),

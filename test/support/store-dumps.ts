@@ -24,7 +24,7 @@ export async function dumpRedis(redis: Redis): Promise<Map<string, string>> {
       else if (type === 'hash') value = await redis.hgetall(key);
       else if (type === 'list') value = await redis.lrange(key, 0, -1);
       else if (type === 'set') value = (await redis.smembers(key)).sort();
-      else if (type === 'zset') value = await redis.zrange(key, 0, -1, 'WITHSCORES');
+      else if (type === 'zset') value = await redis.zrange(key, '0', '-1', 'WITHSCORES');
       else if (type === 'stream') value = await redis.xrange(key, '-', '+');
       else if (type === 'none') continue; // expired between SCAN and now
       const dump = await redis.dumpBuffer(key);

@@ -23,6 +23,7 @@ export { deliverSubmission } from './handlers/deliver-submission.ts';
 export {
   EraseRefused,
   type EraseReport,
+  erasableAddress,
   erasePerson,
 } from './privacy/erase-person.ts';
 export { expireCvs } from './privacy/expire-cvs.ts';

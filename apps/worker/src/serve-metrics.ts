@@ -92,8 +92,7 @@ async function answerErase(req: IncomingMessage, res: ServerResponse, eraser: Er
     send(200, await eraser.erase(body.email, { dryRun: body.dryRun === true }));
   } catch (err) {
     if (!(err instanceof EraseRefused)) return send(500, { error: 'INTERNAL_ERROR', message: 'erase failed' });
-    if (err.message.startsWith('email'))
-      return send(400, { error: 'INVALID_EMAIL', message: 'email is not an email address', field: 'email' });
+    if (err.field) return send(400, { error: 'INVALID_EMAIL', message: err.message, field: err.field });
     send(503, { error: 'ERASURE_NOT_CONFIGURED', message: err.message });
   }
 }

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { type EraseReport, openStandaloneEraser } from '@forms/worker';
+import { EraseRefused, type EraseReport, erasableAddress, openStandaloneEraser } from '@forms/worker';
 import { type CliContext, Command, jsonOption, positiveInt, print, printJson, UsageError } from '../cli-context.ts';
 
 type Options = { email: string; dryRun?: boolean; yes?: boolean; json?: boolean; wait: number };
@@ -20,6 +20,12 @@ export function eraseCommand(ctx: CliContext): Command {
     .option('--wait <seconds>', 'how long to wait for their jobs a worker is running now', positiveInt, 60)
     .addOption(jsonOption())
     .action(async (options: Options) => {
+      try {
+        erasableAddress(options.email);
+      } catch (err) {
+        if (err instanceof EraseRefused) throw new UsageError(`--email: ${err.message}`);
+        throw err;
+      }
       const config = ctx.config().worker();
       if (!config.erasureKey)
         throw new UsageError('ERASURE_KEY is not set: erase needs the same secret as the workers (see README)');

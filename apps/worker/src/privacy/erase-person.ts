@@ -57,6 +57,21 @@ export type EraseReport = {
 /** A bad address or missing configuration: the caller's to fix (a 4xx, exit 2), never retried. */
 export class EraseRefused extends Error {
   override name = 'EraseRefused';
+  constructor(
+    message: string,
+    /** The request field at fault, when it is one. */
+    readonly field?: 'email',
+  ) {
+    super(message);
+  }
+}
+
+/** The address as the gateway stored it (trimmed, lower-cased), or EraseRefused naming the field. */
+export function erasableAddress(address: string): string {
+  const email = address.trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320)
+    throw new EraseRefused('email is not an email address', 'email');
+  return email;
 }
 
 /**
@@ -75,8 +90,7 @@ export async function erasePerson(
   address: string,
   { dryRun, activeWaitMs = 60_000 }: { dryRun: boolean; activeWaitMs?: number },
 ): Promise<EraseReport> {
-  const email = address.trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320) throw new EraseRefused('email: not an email address');
+  const email = erasableAddress(address);
   const now = deps.now ?? Date.now;
   const subject = erasureSubject(deps.secret, email);
   const { redis, queue, settings, queueName } = deps;

@@ -5,7 +5,7 @@ import type { WorkerConfig } from '../config.ts';
 import { createWorkerRedis } from '../create-worker-redis.ts';
 import type { Crm } from '../crm/crm.ts';
 import { openCrm } from '../start-worker.ts';
-import { EraseRefused, type EraseReport, erasePerson } from './erase-person.ts';
+import { EraseRefused, type EraseReport, erasableAddress, erasePerson } from './erase-person.ts';
 
 export type Eraser = {
   erase(address: string, options: { dryRun: boolean; activeWaitMs?: number }): Promise<EraseReport>;
@@ -32,6 +32,7 @@ export function openEraser({
   const queue = new Queue(config.queueName, { connection: redis, prefix: config.redis.prefix });
   return {
     async erase(address, options) {
+      erasableAddress(address);
       if (!config.erasureKey)
         throw new EraseRefused('ERASURE_KEY is not set: erase needs it to write the tombstone and the audit entry');
       return erasePerson(
