@@ -46,7 +46,7 @@ it('the admin route: 401 without the token, 4xx naming the field for a bad body,
   }
 });
 
-it('ops erase: exit 2 without ERASURE_KEY, for a bad address, and off a terminal without --yes', async () => {
+it('ops erase: exit 2 without ERASURE_KEY, for a bad address, off a terminal without --yes; exit 1 soon when Redis is down', async () => {
   const noKey = await runOps(['erase', '--email', 'ada@acme.io', '--yes'], pipeline.env);
   expect(noKey.code).toBe(2);
   expect(noKey.stderr).toContain('ERASURE_KEY is not set');
@@ -57,6 +57,14 @@ it('ops erase: exit 2 without ERASURE_KEY, for a bad address, and off a terminal
   const unasked = await runOps(['erase', '--email', 'ada@acme.io'], env);
   expect(unasked.code).toBe(2);
   expect(unasked.stderr).toContain('add --yes');
+  const started = Date.now();
+  const noRedis = await runOps(['erase', '--email', 'ada@acme.io', '--yes'], {
+    ...env,
+    REDIS_URL: 'redis://127.0.0.1:1',
+  });
+  expect(noRedis.code).toBe(1);
+  expect(noRedis.stderr).toContain('could not reach Redis');
+  expect(Date.now() - started).toBeLessThan(20_000);
   const shortKey = await runOps(['erase', '--email', 'ada@acme.io', '--yes'], {
     ...pipeline.env,
     ERASURE_KEY: 'short',

@@ -1,6 +1,15 @@
 import { createInterface } from 'node:readline/promises';
 import { EraseRefused, type EraseReport, erasableAddress, openStandaloneEraser } from '@forms/worker';
-import { type CliContext, Command, jsonOption, positiveInt, print, printJson, UsageError } from '../cli-context.ts';
+import {
+  type CliContext,
+  Command,
+  jsonOption,
+  positiveInt,
+  print,
+  printJson,
+  UsageError,
+  withQueue,
+} from '../cli-context.ts';
 
 type Options = { email: string; dryRun?: boolean; yes?: boolean; json?: boolean; wait: number };
 
@@ -30,6 +39,9 @@ export function eraseCommand(ctx: CliContext): Command {
       if (!config.erasureKey)
         throw new UsageError('ERASURE_KEY is not set: erase needs the same secret as the workers (see README)');
       if (!options.dryRun && !options.yes) await confirm(ctx);
+      // The eraser's connections retry for ever, as the worker's do: check Redis answers first, the way every
+      // other command fails fast (exit 1 with where it looked), instead of hanging a terminal.
+      await withQueue(ctx, ({ redis }) => redis.ping());
       const eraser = await openStandaloneEraser(config, ctx.config().actor);
       let report: EraseReport;
       try {

@@ -104,7 +104,9 @@ export async function erasePerson(
   const knownIds = new Set([...jobs.map((j) => String(j.id)), ...quarantined]);
   const idempotency = await findIdempotencyRecords(redis, submission.idempotencyPattern, knownIds, contactId);
   const indexKeys = [contactKey, ...(contactId ? [recordIndexKey(queueName, contactId)] : [])];
-  const indexCount = dryRun ? await redis.exists(...indexKeys) : 0;
+  // One key at a time: on a cluster the two indexes hash to different slots.
+  let indexCount = 0;
+  if (dryRun) for (const key of indexKeys) indexCount += await redis.exists(key);
   const byState: Record<string, number> = {};
   for (const { state } of jobs) byState[state] = (byState[state] ?? 0) + 1;
 
