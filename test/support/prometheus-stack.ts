@@ -127,6 +127,8 @@ export async function startPrometheusStack({
     const child = spawn(command, args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (d) => (stderr = (stderr + d).slice(-4_000)));
+    // Not installed: said plainly (the readiness wait then fails) rather than as an unhandled 'error' event.
+    child.on('error', (err) => console.error(`${command}: ${err.message} (scripts/setup.sh installs it)`));
     child.on('exit', (code) => {
       if (code && code !== 0 && code !== 143) console.error(`${command} exited ${code}: ${stderr}`);
     });

@@ -53,7 +53,7 @@ describe('per-client rate limit', () => {
 });
 
 describe('honeypot field', () => {
-  it(`"${HONEYPOT_FIELD}" filled: answered exactly like a success, dropped before the queue, counted`, async () => {
+  it(`"${HONEYPOT_FIELD}" filled: answered exactly like a success, kept out of the queue, counted`, async () => {
     const endpoints = SUBMISSION_ENDPOINTS.filter((e) => e.kind === 'contact' || e.kind === 'creator-signup');
     for (const [i, endpoint] of endpoints.entries()) {
       // Two addresses of its own per endpoint: no client comes near the limit of 3.
