@@ -137,7 +137,7 @@ export async function erasePerson(
     await redis
       .multi()
       .set(erasureKeys(settings, queueName).tombstone(subject), String(erasedAt), 'PX', deps.tombstoneDays * 86_400_000)
-      .set(erasureKeys(settings, queueName).anyErasure, String(erasedAt))
+      .set(erasureKeys(settings, queueName).anyErasure, String(erasedAt), 'NX')
       .exec();
 
     const stillActive = await removeJobs(jobs, activeWaitMs);
@@ -181,7 +181,7 @@ export async function erasePerson(
 
 type FoundJob = { job: Job; id: string; state: string };
 
-async function findJobs(queue: Queue, email: string): Promise<(FoundJob & { id: string })[]> {
+async function findJobs(queue: Queue, email: string): Promise<FoundJob[]> {
   const found: FoundJob[] = [];
   const seen = new Set<string>();
   for (const state of JOB_STATES) {
