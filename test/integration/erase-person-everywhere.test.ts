@@ -29,7 +29,8 @@ import { dumpBucket, dumpRedis, findBytes, pgDump } from '../support/store-dumps
 // key or value, the CRM (pg_dump, or every record of the local Airtable server) or the bucket; a replay of
 // everything writes nothing of theirs; a job accepted before the erase that turns up later is refused; a
 // new submission afterwards is delivered. The dry run before it changes nothing (the same dumps).
-// Against the Postgres CRM (through `ops erase`) and the Airtable CRM (through the worker's admin route).
+// Against the Postgres CRM (dry run through the worker's admin route, erase through `ops erase`) and the
+// Airtable CRM (dry run through `ops erase --dry-run`, erase through the route).
 
 const postgresUrl = await sharedPostgresUrl();
 const ADMIN_TOKEN = 'erase-test-admin-token-0123';
@@ -52,8 +53,11 @@ type Stores = {
   refuseContactUpdates: (on: boolean) => Promise<void>;
   /** Makes the next CRM write hang until `release`. */
   slowNextWrite: () => Promise<{ release: () => Promise<void> }>;
-  /** Runs erase the way this case does it; `wait` bounds the wait for a job in flight. */
-  erase: (email: string, dryRun: boolean) => Promise<{ status: number; report: any }>;
+  /**
+   * Runs erase through `ops erase` (its own process, the worker's configuration) or the worker's admin route.
+   * Each case takes the dry run through one and the erase through the other, so both reach both CRMs.
+   */
+  erase: (email: string, dryRun: boolean, via: 'cli' | 'route') => Promise<{ status: number; report: any }>;
   stop: () => Promise<void>;
 };
 
@@ -155,8 +159,8 @@ async function startStores(crm: Crm): Promise<Stores> {
       airtable!.faults.script.push('hang');
       return { release: async () => {} };
     },
-    async erase(email, dryRun) {
-      if (database) {
+    async erase(email, dryRun, via) {
+      if (via === 'cli') {
         const args = ['erase', '--email', email, '--json', ...(dryRun ? ['--dry-run'] : ['--yes'])];
         const run = await runOps(args, env, { timeoutMs: 90_000 });
         return { status: run.code ?? -1, report: run.json };
@@ -293,7 +297,7 @@ describe.each([
       // Dry run: counts by store, and every dump equal after it. The Airtable case's own reads take slots
       // from the base's shared rate limiter (keys `airtable:{<base>}:…`, counts and times, no data): those
       // keys are left out of the comparison, nothing else.
-      const dry = await stores.erase(email, true);
+      const dry = await stores.erase(email, true, crm === 'postgres' ? 'route' : 'cli');
       expect(dry.status).toBe(0);
       expect(dry.report).toMatchObject({
         dryRun: true,
@@ -314,7 +318,7 @@ describe.each([
       expect(afterDry.bucket).toEqual(before.bucket);
 
       // Erase, with the webinar still in flight: release the CRM once the tombstone is down.
-      const erasing = stores.erase(email, false);
+      const erasing = stores.erase(email, false, crm === 'postgres' ? 'cli' : 'route');
       const tombstone = erasureKeys({ prefix: 'bull' }, stores.env.QUEUE_NAME!).tombstone(
         erasureSubject(ERASURE_KEY, email),
       );
