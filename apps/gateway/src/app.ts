@@ -2,7 +2,7 @@ import type { ObjectStorage } from '@forms/object-storage';
 import type { Queue } from 'bullmq';
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { adminRouter } from './admin/index.ts';
+import { adminWing } from './admin/index.ts';
 import { type AgentSurfaceDeps, agentSurfaceRouter } from './agent-surface/index.ts';
 import type { GatewayConfig } from './config.ts';
 import { ApiError } from './errors.ts';
@@ -42,21 +42,22 @@ export function createApp(deps: GatewayDeps): Koa {
 
   // The submission paths first: they are the traffic of a launch, looked up in a map before any router runs.
   app.use(submissionRoutes({ ...deps, metrics, counters }));
+  // The admin wing's guard before every router: any spelling of an admin path needs the token (admin/index.ts).
+  // No token, no admin surface: /admin/* falls through to the 404 below.
+  if (config.adminToken) {
+    app.use(
+      adminWing({
+        token: config.adminToken,
+        queue: deps.queue,
+        redis: deps.redis,
+        metrics,
+        timeoutMs: config.enqueueTimeoutMs,
+      }),
+    );
+  }
   const routers = [
     healthRoutes({ redis: deps.redis, timeoutMs: config.enqueueTimeoutMs, airtableBaseId: config.airtableBaseId }),
     agentSurfaceRouter(deps),
-    // No token, no admin surface: /admin/* falls through to the 404 below.
-    ...(config.adminToken
-      ? [
-          adminRouter({
-            token: config.adminToken,
-            queue: deps.queue,
-            redis: deps.redis,
-            metrics,
-            timeoutMs: config.enqueueTimeoutMs,
-          }),
-        ]
-      : []),
   ];
   for (const router of routers) {
     app.use(router.routes());
