@@ -34,7 +34,9 @@ export function createApp(deps: GatewayDeps): Koa {
   const counters = deps.counters ?? createAbuseCounters();
   const metrics =
     deps.metrics ?? createGatewayMetrics({ queue: deps.queue, timeoutMs: config.enqueueTimeoutMs, counters });
-  const app = new Koa({ proxy: config.trustProxy });
+  // Koa takes the leftmost X-Forwarded-For address unless told how many hops to read from the right; a
+  // client writing its own first hop then escaped the per-client limit behind our nginx.
+  const app = new Koa({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
   app.use(requestId());
   app.use(observeRequests({ metrics, logger }));
   app.use(publicCors());

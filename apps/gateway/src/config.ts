@@ -52,7 +52,14 @@ const EnvSchema = v.object({
   CONTACT_INDEX_TTL_DAYS: v.optional(positiveWholeNumber, '400'),
   AIRTABLE_BASE_ID: v.optional(v.string()),
   DATABASE_URL: v.optional(url),
-  TRUST_PROXY: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
+  TRUST_PROXY: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^(true|false|\d{1,2})$/, 'must be true, false or a number of trusted proxy hops'),
+      v.transform((value) => (value === 'true' ? 1 : value === 'false' ? 0 : Number(value))),
+    ),
+    'false',
+  ),
   AGENCY_NAME: v.optional(v.pipe(v.string(), v.maxLength(100)), 'Creator-led marketing agency'),
   YOUTUBE_CHANNEL_ID: v.optional(
     v.pipe(v.string(), v.regex(/^UC[\w-]{22}$/, 'must be a channel id such as UCxxxxxxxxxxxxxxxxxxxxxx')),
@@ -104,8 +111,12 @@ export type GatewayConfig = Readonly<{
   logLevel: string;
   /** The admin surface's bearer token; none means /admin/* does not exist (404). */
   adminToken: string | undefined;
-  /** Behind a load balancer: take the client's address and protocol from X-Forwarded-* headers. */
-  trustProxy: boolean;
+  /**
+   * Proxies in front of the gateway that append to X-Forwarded-For (TRUST_PROXY: `true` is 1, `false` 0).
+   * With n > 0 the client's address is the n-th from the right of that header (what the outermost trusted
+   * proxy saw; anything to its left the client wrote itself), and the protocol comes from X-Forwarded-Proto.
+   */
+  trustedProxyHops: number;
   /** Where checked CVs are staged for the worker; none when S3_BUCKET is unset (CVs then answer cvUploadFailed). */
   storage: StorageSettings | undefined;
   /** The name the discovery files, MCP server and widgets use. */
@@ -134,7 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     crmBaseId: e.AIRTABLE_BASE_ID ?? (e.DATABASE_URL ? 'postgres' : 'pglite'),
     airtableBaseId: e.AIRTABLE_BASE_ID,
     adminToken: e.ADMIN_TOKEN,
-    trustProxy: e.TRUST_PROXY === 'true',
+    trustedProxyHops: e.TRUST_PROXY,
     storage: storageSettings(e),
     agencyName: e.AGENCY_NAME,
     videoFeedUrl:

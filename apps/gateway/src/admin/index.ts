@@ -33,7 +33,7 @@ export function adminWing(deps: AdminDeps): Middleware {
   const token = requireAdminToken(deps.token);
   return async function adminWing(ctx, next) {
     if (!isAdminPath(ctx.path)) return next();
-    return crossSite(ctx, () => token(ctx, () => routes(ctx, next)));
+    return crossSite(ctx, () => token(ctx, () => routes(ctx as Parameters<typeof routes>[0], next)));
   };
 }
 
