@@ -95,7 +95,7 @@ function operationId(path: string, method: string) {
 const INPUT_RULES =
   'Unknown fields, `__proto__` included, are dropped and never stored. Strings are trimmed after validation, and an optional string left empty is ignored. ' +
   'NUL characters are removed and lone UTF-16 surrogates replaced with U+FFFD before the submission is queued, so that every CRM can store it. ' +
-  `Refused before validation: a body nested more than ${BODY_LIMITS.depth} levels deep (400 \`INVALID_JSON\`), or sent with a \`Content-Encoding\` other than identity (415).`;
+  `Refused before validation: a body nested more than ${BODY_LIMITS.depth} levels deep, or holding more than ${BODY_LIMITS.members} members and items in all (400 \`INVALID_JSON\`), or sent with a \`Content-Encoding\` other than identity (415).`;
 
 function sizeRule(bytes: number, code: string): string {
   const size = bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;

@@ -1,8 +1,9 @@
-import { BODY_LIMITS, type ErrorCode } from '@forms/schemas';
+import type { ErrorCode } from '@forms/schemas';
 import bourne from '@hapi/bourne';
 import type { Context, Next } from 'koa';
 import getRawBody from 'raw-body';
 import { ApiError } from '../errors.ts';
+import { jsonShapeFault } from './json-shape.ts';
 
 /** `application/<anything>+json`, which is read as JSON too. */
 const JSON_SUFFIX_TYPE = /^application\/[\w.+-]+\+json$/;
@@ -19,18 +20,6 @@ declare module 'koa' {
 /** What a body over the limit is answered with on a route, when not the generic PAYLOAD_TOO_LARGE. */
 export type TooLarge = { code: ErrorCode; field?: string };
 
-/** True when `value` nests deeper than `max`; iterative, so depth cannot overflow it. */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > max) return true;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
-
 /**
  * Reads a JSON body with a size limit chosen per route, and returns it parsed. Anything but JSON is a 415
  * before a byte is read, and so is a compressed body: browsers never compress request bodies, ours are at
@@ -39,8 +28,8 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
  * then counts): PAYLOAD_TOO_LARGE, or the route's own `tooLarge` (careers-apply, where only the CV can be
  * that large), which the error handler reads from `ctx.state`. The text is UTF-8; it must be an object or
  * an array (an empty body is `{}`), else a 400. `__proto__` keys are removed at any depth while parsing
- * (@hapi/bourne; unknown fields, dropped like the rest), and a body nested deeper than BODY_LIMITS.depth is
- * a 400.
+ * (@hapi/bourne; unknown fields, dropped like the rest). Before the text is parsed, its shape is scanned
+ * (`jsonShapeFault`): deeper than BODY_LIMITS.depth or wider than BODY_LIMITS.members is a 400 at once.
  *
  * raw-body and bourne are what koa-bodyparser ran underneath; called directly, the submission path no longer
  * pays for that middleware's content negotiation and wrapping on every request.
@@ -62,16 +51,14 @@ export async function readJsonBody(ctx: Context, { limit, tooLarge }: { limit: n
   const text = (await getRawBody(ctx.req, { limit, length: declared ?? null })).toString('utf8');
   if (text === '') return {};
   if (!OBJECT_OR_ARRAY.test(text)) throw new ApiError('INVALID_JSON');
+  // The shape first, on the text: a nesting or width bomb is refused without being parsed.
+  const fault = jsonShapeFault(text);
+  if (fault) throw new ApiError('INVALID_JSON', { detail: fault });
   let body: unknown;
   try {
     body = bourne.parse(text, { protoAction: 'remove' });
   } catch {
     throw new ApiError('INVALID_JSON');
-  }
-  if (nestsDeeperThan(body, BODY_LIMITS.depth)) {
-    throw new ApiError('INVALID_JSON', {
-      detail: `is nested more than ${BODY_LIMITS.depth} levels deep; send a flat JSON object`,
-    });
   }
   return body;
 }

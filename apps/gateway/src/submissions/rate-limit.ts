@@ -1,3 +1,7 @@
+import type { Cluster, Redis } from 'ioredis';
+import { ApiError } from '../errors.ts';
+import { withRedisDeadline } from '../redis-deadline.ts';
+import type { AbuseCounters } from './abuse-counters.ts';
 import { hash } from './submission-keys.ts';
 
 const MAX_REMEMBERED = 10_000;
@@ -57,3 +61,33 @@ export function createRateLimit({ requests, windowSeconds }: { requests: number;
 }
 
 export type RateLimit = ReturnType<typeof createRateLimit>;
+
+/** The 429 of the per-client limit, counted; `Retry-After` in whole seconds, at least 1. */
+export function rateLimited(counters: AbuseCounters, retryAfterMs: number): ApiError {
+  counters.rateLimited++;
+  return new ApiError('RATE_LIMITED', {
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+  });
+}
+
+/**
+ * For a request about to be refused for its body: whether its client's window in Redis is already full (the
+ * next claim would be refused), and then for how long. Read only then, one GET and PTTL on the error path,
+ * so a bad body from a client over the limit is a 429 on every gateway, not only on one that refused it
+ * before. Undefined when the window has room, or when Redis cannot say in time (the body's 4xx stands).
+ */
+export async function fullWindowFor(
+  redis: Redis | Cluster,
+  key: string,
+  requests: number,
+  timeoutMs: number,
+): Promise<number | undefined> {
+  try {
+    const replies = await withRedisDeadline(redis.multi().get(key).pttl(key).exec(), timeoutMs);
+    const used = Number(replies?.[0]?.[1] ?? 0);
+    const left = Number(replies?.[1]?.[1] ?? -2);
+    return used >= requests && left > 0 ? left : undefined;
+  } catch {
+    return undefined;
+  }
+}
