@@ -37,6 +37,9 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1)),
     '4',
   ),
+  CV_UPLOAD_SLOTS_PER_CLIENT: v.optional(positiveWholeNumber, '1'),
+  CV_UPLOAD_TIMEOUT_MS: v.optional(positiveMs, '60000'),
+  CV_UPLOAD_MIN_BYTES_PER_SECOND: v.optional(wholeNumber, '8192'),
   GATEWAY_PROCESSES: v.optional(
     v.pipe(
       v.string(),
@@ -90,6 +93,13 @@ export type GatewayConfig = Readonly<{
   enqueueTimeoutMs: number;
   /** Careers requests that may carry a CV, in flight at once; past it a 503 CV_UPLOADS_BUSY (memory bound). */
   cvUploadSlots: number;
+  /** Of those, how many one client address may hold at once (past it, the same 503). */
+  cvUploadSlotsPerClient: number;
+  /**
+   * How a careers body must arrive, or be cut with 408 BODY_TIMEOUT and its slot freed: whole within
+   * `timeoutMs`, and at least `minBytesPerSecond` over every window of a few seconds (0: no minimum).
+   */
+  cvUploadPace: Readonly<{ timeoutMs: number; minBytesPerSecond: number }>;
   /**
    * Gateway processes sharing the port (node:cluster); 1 runs the gateway in this process alone. `auto` is
    * one per core the machine offers.
@@ -138,6 +148,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...sharedSettings(e),
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
     cvUploadSlots: e.CV_UPLOAD_SLOTS,
+    cvUploadSlotsPerClient: e.CV_UPLOAD_SLOTS_PER_CLIENT,
+    cvUploadPace: Object.freeze({
+      timeoutMs: e.CV_UPLOAD_TIMEOUT_MS,
+      minBytesPerSecond: e.CV_UPLOAD_MIN_BYTES_PER_SECOND,
+    }),
     processes: e.GATEWAY_PROCESSES,
     ackReplicas: e.REDIS_ACK_REPLICAS,
     rateLimit: Object.freeze({ requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS }),

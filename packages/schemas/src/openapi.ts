@@ -136,11 +136,15 @@ function submissionPaths(): Record<string, Json> {
         requestBody: { required: true, content: json(ref(endpoint.requestName)) },
         responses: {
           '200': { description: `Accepted and queued.`, content: json(ref(endpoint.responseName)) },
-          ...errorResponses([400, 405, 409, 413, 415, 429, 500, 503], endpoint.errorStyle, {
-            400:
-              'EMAIL_REQUIRED, FIELD_REQUIRED, INVALID_EMAIL, INVALID_FIELD, INVALID_JSON, INVALID_HOST, INVALID_IDEMPOTENCY_KEY' +
-              (endpoint.workEmailOnly ? ', WORK_EMAIL_REQUIRED' : ''),
-          }),
+          ...errorResponses(
+            [400, 405, 409, ...(endpoint.kind === 'careers-apply' ? [408] : []), 413, 415, 429, 500, 503],
+            endpoint.errorStyle,
+            {
+              400:
+                'EMAIL_REQUIRED, FIELD_REQUIRED, INVALID_EMAIL, INVALID_FIELD, INVALID_JSON, INVALID_HOST, INVALID_IDEMPOTENCY_KEY' +
+                (endpoint.workEmailOnly ? ', WORK_EMAIL_REQUIRED' : ''),
+            },
+          ),
         },
       },
     };

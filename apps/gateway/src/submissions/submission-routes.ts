@@ -40,8 +40,17 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     rateLimit: createRateLimit(config.rateLimit),
   };
   // One set of slots for the process: the cap is on memory, whichever route the CV comes by.
-  const cvSlots = cvUploadSlots({ max: config.cvUploadSlots, smallBodyBytes: BODY_LIMITS.submissionBytes });
-  const careersBody = { limit: BODY_LIMITS.careersBytes, tooLarge: { code: 'CV_TOO_LARGE', field: 'cvFile.data' } };
+  const cvSlots = cvUploadSlots({
+    max: config.cvUploadSlots,
+    perClient: config.cvUploadSlotsPerClient,
+    smallBodyBytes: BODY_LIMITS.submissionBytes,
+  });
+  // A careers body holds a slot while it is read: it must keep arriving (CV_UPLOAD_TIMEOUT_MS, _MIN_BYTES_PER_SECOND).
+  const careersBody = {
+    limit: BODY_LIMITS.careersBytes,
+    tooLarge: { code: 'CV_TOO_LARGE', field: 'cvFile.data' },
+    pace: config.cvUploadPace,
+  } as const;
   const otherBody = { limit: BODY_LIMITS.submissionBytes };
 
   async function submit(ctx: Context, endpoint: SubmissionEndpoint) {
