@@ -14,9 +14,7 @@ export async function deliverSubmission(job: Job, crm: Crm, cvDeps: CvDeps): Pro
   if (!schema) throw new UnrecoverableError(`Unknown job name "${job.name}"`);
   const parsed = v.safeParse(schema, job.data);
   if (!parsed.success) {
-    const issue = parsed.issues[0];
-    const at = v.getDotPath(issue) ?? '(root)';
-    throw new UnrecoverableError(`Payload does not match ${job.name}: ${at}: ${issue.message}`);
+    throw new UnrecoverableError(`Payload does not match ${job.name}: ${describeIssue(parsed.issues[0])}`);
   }
   // A careers CV is finalised in object storage before the CRM write, so the record links a stored file.
   const submission = await attachCv(job, parsed.output, cvDeps);
@@ -30,4 +28,14 @@ export async function deliverSubmission(job: Job, crm: Crm, cvDeps: CvDeps): Pro
   }
   await dropStagedCv(submission, cvDeps);
   return result;
+}
+
+/**
+ * The field and the rule it broke (`data.email: invalid email`, `data.name: invalid max_length (expected
+ * <=200)`), never the value: valibot's own message quotes the input (`Received "ada@…"`), and the reason
+ * is kept in Redis as the job's failedReason, listed by `ops failed` and counted by alerts.
+ */
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const at = v.getDotPath(issue) ?? '(root)';
+  return `${at}: invalid ${issue.type}${issue.expected ? ` (expected ${issue.expected})` : ''}`;
 }
