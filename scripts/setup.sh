@@ -3,7 +3,8 @@
 # idempotently, then the workspace's packages. Needs Node >= 20 and npm; everything else comes from here.
 #   pnpm at exactly the version package.json pins (a newer pnpm refuses to switch to it: "its npm registry
 #   signature could not be verified"), redis-server (the queue, and the tests' own Redis servers and cluster),
-#   Debian's chromium (browser tests; never a browser downloaded by a test tool), Debian's prometheus (promtool).
+#   Debian's chromium (browser tests; never a browser downloaded by a test tool), Debian's prometheus and
+#   prometheus-alertmanager (promtool; the alert tests run both as plain processes, never as services).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,10 +30,10 @@ apt_install() {
 command -v redis-server >/dev/null || apt_install redis-server redis-tools
 command -v redis-cli >/dev/null || apt_install redis-tools
 command -v chromium >/dev/null || apt_install chromium
-# promtool (Prometheus's own text-format parser) for the metrics test; Debian's package, its service not started.
-command -v promtool >/dev/null || apt_install prometheus
-# promtool, Prometheus's own text-format parser and linter, checks /admin/metrics in the metrics test
-# (Debian's prometheus package; its service is not started).
-command -v promtool >/dev/null || apt_install prometheus
+# Debian's prometheus (the server, and promtool: the metrics test's text-format linter, the alert rules'
+# checks and unit tests) and prometheus-alertmanager (the live alert test). The packages' services are not
+# started here; the tests start their own processes on loopback.
+{ command -v promtool >/dev/null && command -v prometheus >/dev/null; } || apt_install prometheus
+command -v prometheus-alertmanager >/dev/null || apt_install prometheus-alertmanager
 
 pnpm install --frozen-lockfile

@@ -20,8 +20,8 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startFakeAirtable } from '../support/airtable-server.ts';
 import { openTestDatabase } from '../support/crm-database.ts';
-import { spawnGateway } from '../support/gateway-process.ts';
-import { spawnWorker } from '../support/worker-process.ts';
+import { spawnGateway, spawnWorker } from '../support/spawn-app.ts';
+import { sleep } from '../support/wait.ts';
 import { mixedRequests } from './bench-requests.ts';
 
 const { values } = parseArgs({
@@ -90,7 +90,7 @@ try {
   });
   stopAll.push(() => toAirtable.child.kill('SIGKILL'));
   const airtableStart = Date.now();
-  await new Promise((r) => setTimeout(r, airtableSeconds * 1000));
+  await sleep(airtableSeconds * 1000);
   const inAirtable = await queue.getCompletedCount();
   const airtableElapsed = (Date.now() - airtableStart) / 1000;
   toAirtable.child.kill('SIGTERM');
@@ -109,7 +109,7 @@ try {
   while (Date.now() < deadline) {
     done = await queue.getCompletedCount();
     if (done + (await queue.getFailedCount()) >= queued) break;
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
   }
   const pgSeconds = (Date.now() - pgStart) / 1000;
   toPostgres.child.kill('SIGTERM');

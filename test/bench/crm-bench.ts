@@ -10,7 +10,8 @@ import { loadAirtableMapping } from '@forms/worker';
 import { Queue } from 'bullmq';
 import { startFakeAirtable } from '../support/airtable-server.ts';
 import { checkDelivery, enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
+import { sleep } from '../support/wait.ts';
 
 const { values } = parseArgs({
   options: {
@@ -84,7 +85,7 @@ try {
   process.exitCode = check.lost.length === 0 && check.duplicated.length === 0 && done.failed === 0 ? 0 : 1;
 } finally {
   for (const w of running) w.child.kill('SIGTERM');
-  await Promise.race([Promise.all(running.map((w) => w.exited)), new Promise((r) => setTimeout(r, 10_000))]);
+  await Promise.race([Promise.all(running.map((w) => w.exited)), sleep(10_000)]);
   for (const w of running) if (w.child.exitCode === null) w.child.kill('SIGKILL');
   await queue.close();
   await server.close();

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startLocalS3, startRedisServer } from '@forms/local-services';
 import { PDF_TYPE, samplePdf } from '../support/cv-files.ts';
-import { spawnGateway } from '../support/gateway-process.ts';
+import { spawnGateway } from '../support/spawn-app.ts';
+import { sleep } from '../support/wait.ts';
 
 const { values } = parseArgs({
   options: { uploads: { type: 'string', default: '20' }, slots: { type: 'string', default: '4' } },
@@ -53,7 +54,7 @@ async function run(slotCount: number) {
     ));
     i++
   ) {
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   const idle = peakRss(gateway.child.pid!);
   let busy = 0;
@@ -74,7 +75,7 @@ async function run(slotCount: number) {
         await res.arrayBuffer();
         if (res.status !== 503) return res.status;
         busy++;
-        await new Promise((r) => setTimeout(r, Number(res.headers.get('retry-after') ?? 1) * 1000));
+        await sleep(Number(res.headers.get('retry-after') ?? 1) * 1000);
       }
       return 503;
     }),

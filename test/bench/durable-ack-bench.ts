@@ -10,6 +10,7 @@ import { loadConfig, startGateway } from '@forms/gateway';
 import { startRedisServer } from '@forms/local-services';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
+import { sleep } from '../support/wait.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -19,7 +20,7 @@ const master = await startRedisServer();
 const replica = await startRedisServer({ args: ['--replicaof', '127.0.0.1', String(master.port)] });
 const probe = new Redis(replica.url);
 for (let i = 0; i < 100 && !(await probe.info('replication')).includes('master_link_status:up'); i++) {
-  await new Promise((r) => setTimeout(r, 100));
+  await sleep(100);
 }
 probe.disconnect();
 

@@ -1,3 +1,4 @@
+import { sleep } from '../support/wait.ts';
 /**
  * `pnpm bench:gateway`: how fast the gateway acknowledges submissions, against the right ceiling.
  *
@@ -109,7 +110,7 @@ async function startProcess(
       child.kill('SIGKILL');
       throw new Error(`${args.at(-1)} did not start`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   return child;
 }

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { type LocalRedisCluster, startRedisCluster } from '@forms/local-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
-import { eventually, openTestDatabase, sharedPostgresUrl, type TestDatabase } from '../support/crm-database.ts';
-import { type GatewayProcess, spawnGateway } from '../support/gateway-process.ts';
+import { openTestDatabase, sharedPostgresUrl, type TestDatabase } from '../support/crm-database.ts';
+import { type GatewayProcess, spawnGateway, spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 import { type Answer, compareDelivery, countStatuses, submitMany } from '../support/submit-many.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { eventually } from '../support/wait.ts';
 
 // Two gateway and two worker processes on a real 3-master, 3-replica Redis Cluster: every acknowledged
 // submission lands once in the store the workers share. The queue lives in one slot ({forms}); the

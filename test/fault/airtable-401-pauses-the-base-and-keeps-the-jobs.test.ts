@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { checkDelivery, enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
 import { runOps } from '../support/ops-cli.ts';
+import { sleep } from '../support/wait.ts';
 
 // Seen: with a wrong (expired, rotated) token every job went to the failed set on its first attempt
 // (attemptsMade=1 … 401). A bad credential is the base's fault, not the record's: the base pauses, the jobs
@@ -69,7 +70,7 @@ afterAll(async () => {
 it('a 401 pauses the base, keeps every job, names AIRTABLE_API_KEY in logs, readiness and ops status, and resumes once the token works', async () => {
   const submissions = mixedSubmissions(44);
   await enqueueSubmissions(queue, submissions);
-  await new Promise((r) => setTimeout(r, 6 * PROBE_MS));
+  await sleep(6 * PROBE_MS);
 
   expect(failures).toBe(0);
   expect(await queue.getJobCounts('failed', 'completed')).toEqual({ failed: 0, completed: 0 });

@@ -4,6 +4,7 @@ import { afterEach, expect, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { waitForDrain } from '../support/airtable-submissions.ts';
 import { startAirtableWorker } from '../support/airtable-worker.ts';
+import { sleep } from '../support/wait.ts';
 
 // Seen: a contact, then a contact-update for the same email, the first request answered 503: requests
 // [503, 200, 200], and the final record had the older name. The batcher freed the merge key on the failure,
@@ -88,7 +89,7 @@ it('a timed-out older write that Airtable applies late does not land over the ne
   server.faults.hangMs = TIMEOUT_MS * 1.5;
   server.faults.script.push('hang');
   await deliver(queue, olderThenNewer('ahang'));
-  await new Promise((r) => setTimeout(r, TIMEOUT_MS * 1.5)); // any late application has happened by now
+  await sleep(TIMEOUT_MS * 1.5); // any late application has happened by now
   expect(contactRecord(server, baseId)).toMatchObject({
     Name: 'Newer Name',
     'Monthly Budget': '5k',

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { startTestGateway, type TestGateway } from '@forms/gateway/testing';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
-import { eventually } from '../support/crm-database.ts';
 import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { eventually, scaled, sleep } from '../support/wait.ts';
 
-// A real minute: 30 s of connection refused, then 30 s of 503s. CRM_OUTAGE_MS shortens it for a quick
-// local run; CI runs the minute.
-const OUTAGE_MS = Number(process.env.CRM_OUTAGE_MS ?? 60_000);
-const TOTAL = 500;
+// A real minute: 30 s of connection refused, then 30 s of 503s. TEST_TIME_SCALE shortens it (and the
+// worker's retry steps and timeout with it) for a quick local run; CI runs the minute.
+const OUTAGE_MS = scaled(60_000);
+const TOTAL = scaled(500, 100);
 const LIMIT = 5;
 const BASE = `appDown${Date.now().toString(36)}`;
 const KEY = 'patCrmDown';
@@ -48,19 +48,19 @@ describe('the CRM down for a minute during a drain (connection refused, then 503
     // job runs out of attempts, and the backlog is retried promptly once the CRM is back.
     worker = await spawnWorker({
       ...airtableWorkerEnv(server, { apiKey: KEY, baseId: BASE, queueName: gateway.queueName }),
-      AIRTABLE_REQUEST_TIMEOUT_MS: '2000',
-      RETRY_BASE_DELAY_MS: '1000',
-      RETRY_MAX_DELAY_MS: '8000',
+      AIRTABLE_REQUEST_TIMEOUT_MS: String(scaled(2_000)),
+      RETRY_BASE_DELAY_MS: String(scaled(1_000)),
+      RETRY_MAX_DELAY_MS: String(scaled(8_000)),
     });
     await eventually(async () => (await queue.getCompletedCount()) >= 50, { timeoutMs: 30_000, everyMs: 50 });
 
     await server.goOffline();
     const downAt = Date.now();
-    await new Promise((r) => setTimeout(r, OUTAGE_MS / 2));
+    await sleep(OUTAGE_MS / 2);
     const duringRefused = await queue.getCompletedCount();
     server.faults.serverErrorRate = 1;
     await server.comeBack();
-    await new Promise((r) => setTimeout(r, OUTAGE_MS / 2));
+    await sleep(OUTAGE_MS / 2);
     const during503 = await queue.getCompletedCount();
     server.faults.serverErrorRate = 0;
     const upAt = Date.now();

@@ -3,11 +3,11 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually } from '../support/crm-database.ts';
-import { type GatewayProcess, spawnGateway } from '../support/gateway-process.ts';
 import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
 import { childPids } from '../support/proc.ts';
 import { sampleValue, scrape } from '../support/prometheus.ts';
+import { type GatewayProcess, spawnGateway } from '../support/spawn-app.ts';
+import { eventually, sleep } from '../support/wait.ts';
 
 // GATEWAY_PROCESSES=2: one port, two gateway processes under a primary. One process is SIGKILLed under
 // load; the primary starts another, the port keeps answering, /admin/metrics still counts every process's
@@ -71,7 +71,7 @@ describe('two gateway processes, one SIGKILLed under load', () => {
     let stopLoad = false;
     const tag = `proc-${randomUUID()}`;
     const underKill = sendCreatorsUnderLoad(() => running.url, { lanes: 10, max: 20_000, until: () => stopLoad, tag });
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     process.kill(first[0]!, 'SIGKILL');
     // Replaced: two processes again, the new one listening.
     await eventually(
@@ -82,7 +82,7 @@ describe('two gateway processes, one SIGKILLed under load', () => {
       },
       { timeoutMs: 30_000, everyMs: 100 },
     );
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000);
     stopLoad = true;
     const sent = await underKill;
     // Only requests in flight on the killed process's connections went unanswered; no other status.
@@ -110,7 +110,7 @@ describe('two gateway processes, one SIGKILLed under load', () => {
       until: () => stopped,
       tag: `${tag}-term`,
     });
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000);
     const processes = childrenOf(running.child.pid!);
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig, type RunningGateway, startGateway } from '@forms/gateway';
 import { type LocalRedis, startRedisServer } from '@forms/local-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/crm-database.ts';
+import { eventually } from '../support/wait.ts';
 
 // This test stops and restarts its own redis-server, so it never touches the shared test Redis.
 let redis: LocalRedis;

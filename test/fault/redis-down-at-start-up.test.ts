@@ -1,15 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { freePort, type LocalRedis, startRedisServer } from '@forms/local-services';
 import { JOB_OPTIONS, jobNameFor, toJobPayload } from '@forms/schemas';
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/crm-database.ts';
-import { type GatewayProcess, spawnGateway } from '../support/gateway-process.ts';
+import { type GatewayProcess, spawnApp, spawnGateway } from '../support/spawn-app.ts';
+import { eventually } from '../support/wait.ts';
 
 // Each test starts its Redis late, on a port chosen up front, so the apps meet a Redis that is not there yet.
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -66,25 +65,19 @@ describe('Redis down at start-up', () => {
     const queueName = `late-${randomUUID()}`;
     const dataDir = mkdtempSync(join(tmpdir(), 'late-worker-'));
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const worker = spawn(
-      process.execPath,
-      ['--import', 'tsx', fileURLToPath(new URL('../../apps/worker/src/main.ts', import.meta.url))],
-      {
-        cwd: fileURLToPath(new URL('../../', import.meta.url)),
-        env: { ...process.env, REDIS_URL: `redis://127.0.0.1:${redisPort}`, QUEUE_NAME: queueName, DATA_DIR: dataDir },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+    // Only what it is given: the test run's DATABASE_URL must not reach it (it would migrate and write a
+    // database this test did not create); it keeps its store in its own DATA_DIR.
+    const worker = await spawnApp(
+      'worker',
+      { REDIS_URL: `redis://127.0.0.1:${redisPort}`, QUEUE_NAME: queueName, DATA_DIR: dataDir },
+      { inheritEnv: false, waitFor: 'waiting for Redis' },
     );
-    cleanups.push(kill(worker));
-    let output = '';
-    worker.stdout.on('data', (d) => (output += d));
-    worker.stderr.on('data', (d) => (output += d));
+    cleanups.push(kill(worker.child));
     // Past its first "waiting for Redis" warning (every 5 s), it is still there.
-    await eventually(async () => output.includes('waiting for Redis'), { timeoutMs: 60_000 });
-    expect(worker.exitCode).toBeNull();
+    expect(worker.child.exitCode).toBeNull();
 
     const redis = await lateRedis(redisPort);
-    await eventually(async () => output.includes('worker consuming'), { timeoutMs: 60_000 });
+    await eventually(async () => worker.output().includes('worker consuming'), { timeoutMs: 60_000 });
     const queue = new Queue(queueName, { connection: { url: redis.url } });
     cleanups.push(() => queue.close());
     const payload = toJobPayload(

@@ -4,8 +4,8 @@ import { freePort, type LocalRedis, startRedisServer } from '@forms/local-servic
 import { startWorker, loadConfig as workerConfig } from '@forms/worker';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/crm-database.ts';
-import { spawnGateway } from '../support/gateway-process.ts';
+import { spawnGateway } from '../support/spawn-app.ts';
+import { eventually } from '../support/wait.ts';
 
 // A Redis that may evict keys can silently drop acknowledged jobs: both apps refuse it, naming the fix.
 let redis: LocalRedis;

@@ -3,7 +3,7 @@ import { type LocalRedis, startRedisServer } from '@forms/local-services';
 import { SUBMISSION_ENDPOINTS } from '@forms/schemas';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type GatewayProcess, spawnGateway } from '../support/gateway-process.ts';
+import { type GatewayProcess, spawnGateway } from '../support/spawn-app.ts';
 import { validBody } from '../support/valid-bodies.ts';
 
 // Issue 19, item 3: with Redis at `maxmemory` (noeviction), the gateway's "queue unavailable" warning

@@ -4,6 +4,7 @@ import { type LocalRedis, startRedisServer } from '@forms/local-services';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sleep } from '../support/wait.ts';
 
 // CLIENT PAUSE stops every client of a server: this test has a redis-server of its own.
 const queueName = `paused-${randomUUID()}`;
@@ -71,7 +72,7 @@ describe('Redis paused (CLIENT PAUSE WRITE) mid-stream, clients retrying with th
         first.set(submission.key, { submission, answer: await submit(submission) });
       }
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const admin = new Redis(server.url);
     await admin.call('CLIENT', 'PAUSE', '1500', 'WRITE');
     await Promise.all(lanes);
@@ -89,7 +90,7 @@ describe('Redis paused (CLIENT PAUSE WRITE) mid-stream, clients retrying with th
 
     // Wait out the pause; some refused submissions' jobs have landed by now (their add was queued behind
     // the pause), others were claimed but never added.
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000);
     const landedBeforeRetry = (await queue.getJobs(['waiting'])).length;
 
     // Every client retries its refused submission with the same key and body, a few times at most.

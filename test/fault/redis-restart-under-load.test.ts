@@ -6,9 +6,10 @@ import { loadConfig, type RunningGateway, startGateway } from '@forms/gateway';
 import { type LocalRedis, startRedisServer } from '@forms/local-services';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
+import { openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
 import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
+import { eventually, sleep } from '../support/wait.ts';
 
 // Restarts its own redis-server (append-only file on), so it never touches the shared test Redis.
 const queueName = `restart-${randomUUID()}`;
@@ -58,9 +59,9 @@ describe('Redis restarted (AOF on) under load', () => {
       until: () => Date.now() - started > 6_000,
       tag: `restart-${randomUUID()}`,
     });
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     await redis.stop(); // SIGTERM: Redis writes its append-only file out and exits
-    await new Promise((r) => setTimeout(r, 2_000));
+    await sleep(2_000);
     redis = await startRedisServer({ port: redis.port, dir: dataDir });
     const sent = await load;
 

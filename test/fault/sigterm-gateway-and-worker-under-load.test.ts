@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
-import { type GatewayProcess, spawnGateway } from '../support/gateway-process.ts';
+import { openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
 import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { type GatewayProcess, spawnGateway, spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
+import { eventually, sleep } from '../support/wait.ts';
 
 const queueName = `sigterm-${randomUUID()}`;
 let store: TestDatabase;
@@ -37,7 +37,7 @@ describe('SIGTERM to gateway and worker under load', () => {
       until: () => running.child.exitCode !== null,
       tag: `term-${randomUUID()}`,
     });
-    await new Promise((r) => setTimeout(r, 2_000));
+    await sleep(2_000);
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
     const sent = await load;

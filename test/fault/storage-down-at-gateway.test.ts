@@ -3,10 +3,10 @@ import type { RunningGateway } from '@forms/gateway';
 import { freePort } from '@forms/local-services';
 import type { Database } from '@forms/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/crm-database.ts';
 import { careersBody, PDF_TYPE, samplePdf } from '../support/cv-files.ts';
 import { sendJson } from '../support/http.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { eventually } from '../support/wait.ts';
 
 // Object storage is configured but nothing listens there: every S3 call is refused.
 let pipeline: Pipeline;

@@ -8,10 +8,10 @@ import { type LocalS3, startLocalS3 } from '@forms/local-services';
 import type { Database } from '@forms/worker';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/crm-database.ts';
 import { careersBody, DOCX_TYPE, inspectionClient, readObject, sampleDocx, sha256 } from '../support/cv-files.ts';
 import { sendJson } from '../support/http.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { eventually } from '../support/wait.ts';
 
 // This test stops and restarts its own S3 server (s3rver, on the same port and folder), so it uses the
 // local one even where a container runtime is available.

@@ -1,8 +1,9 @@
-import { startTestGateway, type TestGateway } from '@forms/gateway/testing';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually, openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
-import { spawnWorker } from '../support/worker-process.ts';
+import { openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
+import { spawnWorker } from '../support/spawn-app.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { eventually } from '../support/wait.ts';
 
 const TOTAL = 1_500;
 let store: TestDatabase;

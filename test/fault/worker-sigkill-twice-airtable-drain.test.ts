@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { startTestGateway, type TestGateway } from '@forms/gateway/testing';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
-import { eventually } from '../support/crm-database.ts';
 import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { eventually, scaled } from '../support/wait.ts';
 
-const TOTAL = 600;
+// 600 records take about 15 s at the base's 4.5 requests a second; TEST_TIME_SCALE takes fewer.
+const TOTAL = scaled(600, 400);
 const BASE = `appKill${Date.now().toString(36)}`;
 const KEY = 'patKillTwice';
 // All load comes from 127.0.0.1, one client: the per-client limit is for the open internet, not this test.

@@ -43,7 +43,7 @@ it('honeypot drops and rate-limit refusals are counters in /admin/metrics, by re
   expect(families.find((f) => f.name === turnedAway)?.type).toBe('COUNTER');
   expect(sampleValue(families, turnedAway, { reason: 'honeypot' })).toBe(2);
   expect(sampleValue(families, turnedAway, { reason: 'rate_limited' })).toBe(2);
-  expect(pipeline.gateway.counters).toEqual({ honeypotDropped: 2, rateLimited: 2 });
+  expect(pipeline.gateway.counters).toEqual({ honeypotQuarantined: 2, rateLimited: 2 });
   // Neither a bot's submission nor a refused one reached the queue.
   expect(await pipeline.queue.getWaitingCount()).toBe(2);
 });

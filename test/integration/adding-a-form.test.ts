@@ -2,9 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { JOBS, SUBMISSION_KINDS } from '@forms/schemas';
 import { loadAirtableMapping, toAirtableWrite } from '@forms/worker';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { eventually } from '../support/crm-database.ts';
 import { sendJson } from '../support/http.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { eventually } from '../support/wait.ts';
 
 // The README's "Adding a form" steps, followed once: the fixture's endpoint row is appended to the one
 // list every part reads. If any part restated the kinds by hand, the new form would miss it here.

@@ -1,9 +1,9 @@
 import { loadConfig as gatewayConfig, type RunningGateway, startGateway } from '@forms/gateway';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { eventually } from '../support/crm-database.ts';
 import { sendJson } from '../support/http.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { validBody } from '../support/valid-bodies.ts';
+import { eventually } from '../support/wait.ts';
 
 // The admin surface: every route needs ADMIN_TOKEN (bearer, or Basic password for a browser), and none
 // exists without one; no CORS; Bull Board's writes refused cross-site even with the browser's cached
@@ -17,7 +17,8 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`ops:${password}`).toString('base64')}` });
 
 beforeAll(async () => {
-  pipeline = await startPipeline({ ADMIN_TOKEN: TOKEN });
+  // Bull Board's writes on (read-only is the default): the cross-site checks below are about its writes.
+  pipeline = await startPipeline({ ADMIN_TOKEN: TOKEN, BULL_BOARD_WRITES: 'true' });
   const { ADMIN_TOKEN: _, ...withoutToken } = pipeline.env;
   closed = await startGateway(gatewayConfig({ ...withoutToken, PORT: '0', HOST: '127.0.0.1' }));
 });

@@ -1,9 +1,9 @@
 import { request } from 'node:http';
-import { startTestGateway, type TestGateway } from '@forms/gateway/testing';
 import { recordIndexKey } from '@forms/schemas';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { sendJson } from '../support/http.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { validBody } from '../support/valid-bodies.ts';
 
 // Issue 19, item 1: `/ADMIN/metrics` and `/Admin/submissions/<con_id>` answered 200 without the token (and

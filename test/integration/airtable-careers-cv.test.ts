@@ -11,9 +11,9 @@ import {
   type StoredRecord,
   startFakeAirtable,
 } from '../support/airtable-server.ts';
-import { eventually } from '../support/crm-database.ts';
 import { careersBody, jobWithLostCv, PDF_TYPE, samplePdf, sha256 } from '../support/cv-files.ts';
 import { sendJson } from '../support/http.ts';
+import { eventually } from '../support/wait.ts';
 
 // A careers CV from the gateway, through S3, to an Airtable attachment: the local Airtable server downloads
 // the file from the presigned URL the worker puts in the upsert, as Airtable does, and keeps its hash.

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { waitForDrain } from '../support/airtable-submissions.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 
 // The "merge key in flight" set was per process: two worker processes could upsert one new email at the
 // same moment, and an Airtable that does not serialise performUpsert then held two records for it, after

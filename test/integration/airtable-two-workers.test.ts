@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { checkDelivery, enqueueSubmissions, mixedSubmissions, waitForDrain } from '../support/airtable-submissions.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 
 // Two worker processes, one base: the rate limit is the base's, not each process's. The fake enforces it
 // strictly (any second holding more than the limit is a 429 and a lock-out longer than this test).

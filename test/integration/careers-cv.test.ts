@@ -5,7 +5,6 @@ import { startTestS3, type TestS3 } from '@forms/local-services';
 import type { Database } from '@forms/worker';
 import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/crm-database.ts';
 import {
   careersBody,
   DOC_TYPE,
@@ -21,6 +20,7 @@ import {
 } from '../support/cv-files.ts';
 import { sendJson } from '../support/http.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { eventually } from '../support/wait.ts';
 
 const bucket = `cv-it-${randomUUID().slice(0, 8)}`;
 let s3: TestS3;

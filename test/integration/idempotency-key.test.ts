@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { startTestGateway, type TestGateway } from '@forms/gateway/testing';
 import { SUBMISSION_ENDPOINTS } from '@forms/schemas';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { validBody } from '../support/valid-bodies.ts';
 
 let gateway: TestGateway;

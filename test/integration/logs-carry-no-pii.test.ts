@@ -3,10 +3,9 @@ import { SUBMISSION_ENDPOINTS } from '@forms/schemas';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
-import { eventually } from '../support/crm-database.ts';
-import { type GatewayProcess, spawnGateway } from '../support/gateway-process.ts';
+import { type GatewayProcess, spawnGateway, spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 import { validBody } from '../support/valid-bodies.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { eventually } from '../support/wait.ts';
 
 // A full run, gateway and worker as their own processes at debug level, through every endpoint, a bad
 // input, a CV, CRM retries and a CRM refusal that quotes the email back: every log line is JSON, a request

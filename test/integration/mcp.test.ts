@@ -4,8 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type JSONRPCMessage, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startAgentGateway } from '../support/agent-gateway.ts';
 import { checkedFetch, openApiResponseCheck } from '../support/openapi-validator.ts';
+import { startTestGateway } from '../support/test-gateway.ts';
 
 const check = openApiResponseCheck();
 const seen: string[] = [];
@@ -13,7 +13,7 @@ const http = checkedFetch(check, seen);
 let gateway: RunningGateway;
 
 beforeAll(async () => {
-  gateway = await startAgentGateway(inject('redisUrl'));
+  gateway = await startTestGateway(inject('redisUrl'), {}, { selfBaseUrl: true });
 });
 afterAll(async () => {
   await gateway?.stop();
@@ -146,11 +146,11 @@ describe('MCP over the official SDK client', () => {
   });
 
   it('offers the pricing tools and widget only when rates are configured', async () => {
-    const priced = await startAgentGateway(inject('redisUrl'), {
-      PRICING_FEE_PER_CREATOR: '250',
-      PRICING_REVENUE_SHARE_PERCENT: '10',
-      PRICING_CURRENCY: 'GBP',
-    });
+    const priced = await startTestGateway(
+      inject('redisUrl'),
+      { PRICING_FEE_PER_CREATOR: '250', PRICING_REVENUE_SHARE_PERCENT: '10', PRICING_CURRENCY: 'GBP' },
+      { selfBaseUrl: true },
+    );
     try {
       const { client } = await connect(priced.url);
       const { tools } = await client.listTools();

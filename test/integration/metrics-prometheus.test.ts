@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { eventually } from '../support/crm-database.ts';
 import { sendJson } from '../support/http.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { histogramCount, promtoolCheck, sampleValue, scrape } from '../support/prometheus.ts';
 import { validBody } from '../support/valid-bodies.ts';
+import { eventually } from '../support/wait.ts';
 
 // /admin/metrics on the gateway and on the worker's own port: accepted by Prometheus text-format parsers
 // (parse-prometheus-text-format, and Prometheus's own promtool where installed), counters move after traffic.

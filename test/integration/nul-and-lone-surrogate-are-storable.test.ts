@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { awkwardText, storedForm } from '../support/awkward-text.ts';
-import { eventually } from '../support/crm-database.ts';
 import { sendJson } from '../support/http.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { eventually } from '../support/wait.ts';
 
 // Issue 8.1: `{"name":"Nul\u0000Byte"}` and `"Lone\ud800Surrogate"` were answered 200, and the job then failed
 // all 14 attempts in Postgres ("unsupported Unicode escape sequence", "invalid input syntax for type json").

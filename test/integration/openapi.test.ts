@@ -3,8 +3,8 @@ import type { RunningGateway } from '@forms/gateway';
 import { DISCOVERY_FILES, ERROR_CODES, SUBMISSION_ENDPOINTS, WIDGET_NAMES } from '@forms/schemas';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startAgentGateway } from '../support/agent-gateway.ts';
 import { checkedFetch, openApiResponseCheck } from '../support/openapi-validator.ts';
+import { startTestGateway } from '../support/test-gateway.ts';
 import { validBody } from '../support/valid-bodies.ts';
 
 let gateway: RunningGateway;
@@ -13,7 +13,7 @@ const seen: string[] = [];
 let http: typeof fetch;
 
 beforeAll(async () => {
-  gateway = await startAgentGateway(inject('redisUrl'));
+  gateway = await startTestGateway(inject('redisUrl'), {}, { selfBaseUrl: true });
   spec = await (await fetch(`${gateway.url}/openapi.json`)).json();
   // Checked against the document the gateway serves, not one built in the test.
   http = checkedFetch(openApiResponseCheck(spec), seen);

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { RunningGateway } from '@forms/gateway';
 import { AGENT_SKILL_NAMES, DISCOVERY_FILES, SUBMISSION_ENDPOINTS, WIDGET_NAMES } from '@forms/schemas';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startAgentGateway } from '../support/agent-gateway.ts';
 import { type PrismProxy, startPrismProxy } from '../support/prism-proxy.ts';
+import { startTestGateway } from '../support/test-gateway.ts';
 import { validBody } from '../support/valid-bodies.ts';
 
 // Issue 14: Prism, a third-party validator, in front of the gateway checks every live answer against the
@@ -16,7 +16,7 @@ let prism: PrismProxy;
 let dir: string;
 
 beforeAll(async () => {
-  gateway = await startAgentGateway(inject('redisUrl'));
+  gateway = await startTestGateway(inject('redisUrl'), {}, { selfBaseUrl: true });
   dir = await mkdtemp(join(tmpdir(), 'prism-'));
   const file = join(dir, 'openapi.json');
   await writeFile(file, await (await fetch(`${gateway.url}/openapi.json`)).text());

@@ -10,10 +10,10 @@ import { type LocalRedis, startRedisServer, startTestS3, type TestS3 } from '@fo
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atomFeed } from '../../apps/gateway/src/agent-surface/latest-video/video-feed.fixture.ts';
-import { eventually } from '../support/crm-database.ts';
 import { PDF_TYPE, samplePdf } from '../support/cv-files.ts';
 import { launchChromium } from '../support/launch-chromium.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { eventually, sleep } from '../support/wait.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
@@ -197,7 +197,7 @@ describe('the demo site in headless Chromium, cross-origin to the gateway', () =
     await page.click('#contact button');
     await expect.poll(() => calls.find((c) => c.path === '/api/contact')?.status).toBe(503);
     expect(await page.locator('#contact .status').textContent()).toBe('Sending…');
-    await new Promise((r) => setTimeout(r, Math.max(0, 2_000 - (performance.now() - downAt))));
+    await sleep(Math.max(0, 2_000 - (performance.now() - downAt)));
     redis = await startRedisServer({ port: redis.port });
 
     await okStatus(page, 'contact');

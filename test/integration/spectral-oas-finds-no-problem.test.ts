@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunningGateway } from '@forms/gateway';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startAgentGateway } from '../support/agent-gateway.ts';
 import { runTool } from '../support/run-tool.ts';
+import { startTestGateway } from '../support/test-gateway.ts';
 
 // Issue 14.5: Spectral's spectral:oas ruleset warned 18 times on the served document (operation-description:
 // the discovery files, /docs, /healthz, /readyz, DELETE /api/mcp).
 let gateway: RunningGateway;
 let dir: string;
 beforeAll(async () => {
-  gateway = await startAgentGateway(inject('redisUrl'));
+  gateway = await startTestGateway(inject('redisUrl'), {}, { selfBaseUrl: true });
   dir = await mkdtemp(join(tmpdir(), 'spectral-'));
 });
 afterAll(async () => {

@@ -3,10 +3,10 @@ import type { RunningGateway } from '@forms/gateway';
 import { SUBMISSION_ENDPOINTS } from '@forms/schemas';
 import type { Database } from '@forms/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../support/crm-database.ts';
 import { sendJson } from '../support/http.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { validBody } from '../support/valid-bodies.ts';
+import { eventually } from '../support/wait.ts';
 
 let pipeline: Pipeline;
 let db: Database;

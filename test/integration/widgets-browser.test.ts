@@ -2,9 +2,9 @@ import type { RunningGateway } from '@forms/gateway';
 import { WIDGET_NAMES } from '@forms/schemas';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startAgentGateway } from '../support/agent-gateway.ts';
 import { launchChromium } from '../support/launch-chromium.ts';
 import { openApiResponseCheck } from '../support/openapi-validator.ts';
+import { startTestGateway } from '../support/test-gateway.ts';
 
 // Never skipped: without Chromium, launchChromium fails saying what to install (scripts/setup.sh does).
 describe('widgets in headless Chromium', () => {
@@ -14,7 +14,7 @@ describe('widgets in headless Chromium', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    gateway = await startAgentGateway(inject('redisUrl'));
+    gateway = await startTestGateway(inject('redisUrl'), {}, { selfBaseUrl: true });
     browser = await launchChromium();
   });
   afterAll(async () => {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, get as httpGet, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { seededRandom } from './seeded-random.ts';
+import { sleep } from './wait.ts';
 
 /**
  * A local stand-in for Airtable's Web API, faithful in what the worker relies on: bearer-token check, at
@@ -65,6 +66,8 @@ export type FakeAirtableFaults = {
   /** Share of write requests held `hangMs` (past the client's timeout), then applied. */
   timeoutRate: number;
   hangMs: number;
+  /** Share of write requests applied and then never answered: the connection is dropped (the client sees a reset). */
+  dropAfterWriteRate: number;
   /**
    * Answers for the next write requests, taken one per request before anything else is decided: a status
    * (answered at once, nothing applied), or `hang` (held `hangMs`, past the client's timeout, then applied).
@@ -74,6 +77,8 @@ export type FakeAirtableFaults = {
   rejectRecord: ((table: string, fields: Record<string, unknown>) => AirtableErrorBody | undefined) | undefined;
   /** Where the fault rolls come from: a seeded stream by default, so each run meets the same faults. */
   random: () => number;
+  /** Every write request is held this long after it arrived (and was counted), then handled: the network and Airtable's own time. */
+  latencyMs: number;
 };
 
 export type FakeAirtableStats = {
@@ -126,9 +131,11 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     serverErrorAfterWrite: 0.5,
     timeoutRate: 0,
     hangMs: 0,
+    dropAfterWriteRate: 0,
     rejectRecord: undefined,
     script: [],
     random: seededRandom(1),
+    latencyMs: 0,
   };
   const stats: FakeAirtableStats = {
     requests: 0,
@@ -143,6 +150,15 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
   };
   let apiKey = options.apiKey;
   const timers = new Set<NodeJS.Timeout>();
+  /** Holds a request `ms` (cleared on close, so a held request never keeps the process alive). */
+  const holdFor = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
   const attachmentTimeoutMs = options.attachmentTimeoutMs ?? 5_000;
   /** The fake's copies of downloaded attachments, served at their stored `url`. */
   const copies = new Map<string, { bytes: Buffer; type: string }>();
@@ -322,6 +338,7 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       if (refused) return fail(422, refused.type, refused.message);
     }
 
+    if (faults.latencyMs > 0) await holdFor(faults.latencyMs);
     const scripted = faults.script.shift();
     if (scripted && scripted !== 'hang') return fail(scripted.status, scripted.type, 'Scripted answer');
     const roll = faults.random();
@@ -334,18 +351,12 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
             : 'error'
           : roll < faults.serverErrorRate + faults.timeoutRate
             ? 'hang'
-            : undefined;
+            : roll < faults.serverErrorRate + faults.timeoutRate + faults.dropAfterWriteRate
+              ? 'drop-after-write'
+              : undefined;
     if (fault === 'error') return fail(503, 'SERVICE_UNAVAILABLE', 'Injected outage');
     // A hung request is applied late, against the rows as they are by then (a retry may have come first).
-    if (fault === 'hang') {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          resolve();
-        }, faults.hangMs);
-        timers.add(timer);
-      });
-    }
+    if (fault === 'hang') await holdFor(faults.hangMs);
     // Decide the outcome of the whole request before touching a row: Airtable applies a request all or nothing.
     let plan: { existing: StoredRecord | undefined; fields: Record<string, unknown> }[];
     if (req.method === 'PATCH' && body.performUpsert) {
@@ -396,7 +407,7 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       plan = records.map((r) => ({ existing: undefined, fields: r.fields! }));
     }
 
-    if (options.unserialisedUpsertMs) await new Promise((r) => setTimeout(r, options.unserialisedUpsertMs));
+    if (options.unserialisedUpsertMs) await sleep(options.unserialisedUpsertMs);
     const apply = () => {
       const created: string[] = [];
       const updated: string[] = [];
@@ -424,6 +435,10 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     };
     const answer = apply();
     if (fault === 'error-after-write') return fail(502, 'BAD_GATEWAY', 'Injected outage after the write');
+    if (fault === 'drop-after-write') {
+      stats.log.push({ at: now, baseId, status: 0, records: 0 });
+      return void req.socket.destroy();
+    }
     stats.recordsWritten += records.length;
     stats.batchSizes.push(records.length);
     const upsert = req.method === 'PATCH' && body.performUpsert;

@@ -2,6 +2,7 @@ import { JOB_OPTIONS, type JobPayload, jobNameFor, SUBMISSION_KINDS, type Submis
 import { type AirtableMapping, isContactKind, toAirtableWrite } from '@forms/worker';
 import type { Queue } from 'bullmq';
 import type { FakeAirtable } from './airtable-server.ts';
+import { sleep } from './wait.ts';
 
 /** Valid data per kind for submission `i` with `email`. */
 function dataFor(kind: SubmissionKind, i: number, email: string): Record<string, unknown> {
@@ -112,6 +113,6 @@ export async function waitForDrain(
     const counts = await queue.getJobCounts('completed', 'failed');
     const done = { completed: counts.completed ?? 0, failed: counts.failed ?? 0 };
     if (done.completed + done.failed >= total || Date.now() > deadline) return done;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Database, migrate, openPglite, openPostgres } from '@forms/worker';
 import pg from 'pg';
+import { inject } from 'vitest';
+import type {} from './postgres-template-setup.ts';
 
 export type TestDatabase = {
   /** The store to read. For a shareable PGlite, call it only once every worker process using it has exited. */
@@ -28,14 +30,14 @@ export async function openTestDatabase({
 } = {}): Promise<TestDatabase> {
   if (adminUrl) {
     const name = `forms_test_${randomBytes(6).toString('hex')}`;
-    await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    const db = openPostgres(url.toString());
-    await migrate(db);
+    const template = migratedTemplate();
+    await adminQuery(adminUrl, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+    const url = databaseUrl(adminUrl, name);
+    const db = openPostgres(url);
+    if (!template) await migrate(db);
     return {
       read: async () => db,
-      workerEnv: { DATABASE_URL: url.toString() },
+      workerEnv: { DATABASE_URL: url },
       async close() {
         await db.close().catch(() => {});
         await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -59,7 +61,23 @@ export async function openTestDatabase({
   };
 }
 
-async function adminQuery(url: string, sql: string) {
+/** The database `name` on the server of `adminUrl`. */
+export function databaseUrl(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** The postgres tier's migrated template (postgres-template-setup.ts), when this runs under it. */
+function migratedTemplate(): string | undefined {
+  try {
+    return inject('postgresTemplate');
+  } catch {
+    return undefined; // outside vitest (a benchmark), or a tier without the template
+  }
+}
+
+export async function adminQuery(url: string, sql: string) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -67,20 +85,6 @@ async function adminQuery(url: string, sql: string) {
   } finally {
     await client.end();
   }
-}
-
-/** Polls `check` until it returns true, at most `timeoutMs`; bounded by count and time. */
-export async function eventually(
-  check: () => Promise<boolean>,
-  { timeoutMs = 15_000, everyMs = 100 } = {},
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (let i = 0; i < timeoutMs / everyMs + 1; i++) {
-    if (await check()) return;
-    if (Date.now() > deadline) break;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`);
 }
 
 /** The PostgreSQL to use when several worker processes must share one store: DATABASE_URL, else the usual local one if it answers. */

@@ -6,8 +6,9 @@ import { Queue } from 'bullmq';
 import { Command } from 'ioredis';
 import { pino } from 'pino';
 import { createWorkerRedis } from '../../apps/worker/src/create-worker-redis.ts';
-import { eventually, openTestDatabase } from './crm-database.ts';
+import { openTestDatabase } from './crm-database.ts';
 import { type Answer, compareDelivery, submitMany } from './submit-many.ts';
+import { eventually, sleep } from './wait.ts';
 
 export type FailoverRun = {
   answers: Answer[];
@@ -153,8 +154,4 @@ export async function failoverUnderLoad({ ackReplicas }: { ackReplicas: number }
     await store.close().catch(() => {});
     await cluster.stop();
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -4,9 +4,9 @@ import { ERROR_CODES, JOBS, type JobName } from '@forms/schemas';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import * as v from 'valibot';
-import { startAgentGateway } from './agent-gateway.ts';
 import { documentOracle, type Operation } from './document-oracle.ts';
 import { postRaw } from './post-raw.ts';
+import { startTestGateway } from './test-gateway.ts';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what must never be queued.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -26,7 +26,7 @@ function stringsOf(value: unknown): string[] {
  */
 export async function startJudgedGateway(redisUrl: string) {
   const queueName = `judged-${randomUUID()}`;
-  const gateway: RunningGateway = await startAgentGateway(redisUrl, { QUEUE_NAME: queueName });
+  const gateway: RunningGateway = await startTestGateway(redisUrl, { QUEUE_NAME: queueName }, { selfBaseUrl: true });
   const doc = JSON.parse((await postRaw(`${gateway.url}/openapi.json`, { method: 'GET' })).text);
   const oracle = documentOracle(doc);
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });

@@ -1,3 +1,4 @@
+import { sleep } from './wait.ts';
 /** One creator-signup sent under load, and what became of it. */
 export type Sent = {
   email: string;
@@ -48,7 +49,7 @@ export async function sendCreatorsUnderLoad(
           const cause = (err as { cause?: { code?: string } }).cause;
           entry.error = cause?.code ?? (err as Error).name;
           // A refused connection returns at once; do not spin on a server that is gone.
-          await new Promise((r) => setTimeout(r, 20));
+          await sleep(20);
         }
         entry.ms = performance.now() - started;
         sent.push(entry);

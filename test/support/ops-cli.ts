@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from './spawn-app.ts';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const OPS_MAIN = fileURLToPath(new URL('../../apps/ops/src/main.ts', import.meta.url));
+const OPS_MAIN = `${REPO_ROOT}apps/ops/src/main.ts`;
 
 export type OpsRun = { code: number | null; stdout: string; stderr: string; json: any };
 

@@ -1,10 +1,10 @@
 import type { SubmissionKind } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import { expect } from 'vitest';
-import { eventually } from './crm-database.ts';
 import { sendJson } from './http.ts';
 import { runOps } from './ops-cli.ts';
 import { validBody } from './valid-bodies.ts';
+import { eventually } from './wait.ts';
 
 /** Kinds whose answer carries a recordId, so each acknowledged submission can be named by the test. */
 const KINDS: SubmissionKind[] = ['contact', 'creator-signup', 'careers-apply', 'partner-webinar'];

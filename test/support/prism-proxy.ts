@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { freePort } from '@forms/local-services';
 import { binPath } from './run-tool.ts';
+import { sleep } from './wait.ts';
 
 export type PrismProxy = { url: string; log: () => string; stop: () => Promise<void> };
 
@@ -28,7 +29,7 @@ export async function startPrismProxy(documentFile: string, upstream: string, { 
       child.kill('SIGKILL');
       throw new Error(`prism did not start within ${timeoutMs} ms: ${output}`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,4 +1,5 @@
 import type { ObjectStorage } from '@forms/object-storage';
+import { opsKeys } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -33,7 +34,14 @@ export function createApp(deps: GatewayDeps): Koa {
   const { config, logger } = deps;
   const counters = deps.counters ?? createAbuseCounters();
   const metrics =
-    deps.metrics ?? createGatewayMetrics({ queue: deps.queue, timeoutMs: config.enqueueTimeoutMs, counters });
+    deps.metrics ??
+    createGatewayMetrics({
+      queue: deps.queue,
+      timeoutMs: config.enqueueTimeoutMs,
+      counters,
+      redis: deps.redis,
+      airtableBaseId: config.airtableBaseId,
+    });
   // Koa takes the leftmost X-Forwarded-For address unless told how many hops to read from the right; a
   // client writing its own first hop then escaped the per-client limit behind our nginx.
   const app = new Koa({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
@@ -54,6 +62,7 @@ export function createApp(deps: GatewayDeps): Koa {
         redis: deps.redis,
         metrics,
         timeoutMs: config.enqueueTimeoutMs,
+        boardWrites: config.bullBoardWrites ? { auditKey: opsKeys(config.redis, config.queueName).audit } : undefined,
       }),
     );
   }

@@ -1,28 +1,23 @@
 import { availableParallelism } from 'node:os';
 import { S3_ENV_ENTRIES, type StorageSettings, storageSettings } from '@forms/object-storage';
-import { parseEnv, type RedisSettings, SHARED_ENV_ENTRIES, sharedSettings } from '@forms/schemas';
+import {
+  envAdminToken,
+  envAirtableBaseId,
+  envInt,
+  envPort,
+  parseEnv,
+  type RedisSettings,
+  SHARED_ENV_ENTRIES,
+  sharedSettings,
+} from '@forms/schemas';
 import * as v from 'valibot';
 
-const port = v.pipe(
-  v.string(),
-  v.regex(/^\d+$/, 'must be a port number'),
-  v.transform(Number),
-  v.integer(),
-  v.maxValue(65535),
-);
-const positiveMs = v.pipe(
-  v.string(),
-  v.regex(/^\d+$/, 'must be a whole number of milliseconds'),
-  v.transform(Number),
-  v.minValue(1),
-);
 const url = v.pipe(v.string(), v.url('must be a URL'));
 const wholeNumber = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number));
-const positiveWholeNumber = v.pipe(wholeNumber, v.minValue(1, 'must be at least 1'));
 
 const EnvSchema = v.object({
   ...S3_ENV_ENTRIES,
-  PORT: v.optional(port, '3000'),
+  PORT: v.optional(envPort, '3000'),
   HOST: v.optional(v.string(), '0.0.0.0'),
   PUBLIC_BASE_URL: v.optional(url),
   CONTACT_EMAIL: v.optional(v.pipe(v.string(), v.email('must be an email address')), 'hello@example.com'),
@@ -31,14 +26,11 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number of replicas'), v.transform(Number)),
     '0',
   ),
-  ADMIN_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
-  ENQUEUE_TIMEOUT_MS: v.optional(positiveMs, '1000'),
-  CV_UPLOAD_SLOTS: v.optional(
-    v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1)),
-    '4',
-  ),
-  CV_UPLOAD_SLOTS_PER_CLIENT: v.optional(positiveWholeNumber, '1'),
-  CV_UPLOAD_TIMEOUT_MS: v.optional(positiveMs, '60000'),
+  ADMIN_TOKEN: envAdminToken,
+  ENQUEUE_TIMEOUT_MS: v.optional(envInt, '1000'),
+  CV_UPLOAD_SLOTS: v.optional(envInt, '4'),
+  CV_UPLOAD_SLOTS_PER_CLIENT: v.optional(envInt, '1'),
+  CV_UPLOAD_TIMEOUT_MS: v.optional(envInt, '60000'),
   CV_UPLOAD_MIN_BYTES_PER_SECOND: v.optional(wholeNumber, '8192'),
   GATEWAY_PROCESSES: v.optional(
     v.pipe(
@@ -51,9 +43,12 @@ const EnvSchema = v.object({
     '1',
   ),
   RATE_LIMIT_REQUESTS: v.optional(wholeNumber, '600'),
-  RATE_LIMIT_WINDOW_SECONDS: v.optional(positiveWholeNumber, '60'),
-  CONTACT_INDEX_TTL_DAYS: v.optional(positiveWholeNumber, '400'),
-  AIRTABLE_BASE_ID: v.optional(v.string()),
+  RATE_LIMIT_WINDOW_SECONDS: v.optional(envInt, '60'),
+  CONTACT_INDEX_TTL_DAYS: v.optional(envInt, '400'),
+  QUARANTINE_DAYS: v.optional(envInt, '30'),
+  QUARANTINE_MAX: v.optional(envInt, '10000'),
+  BULL_BOARD_WRITES: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
+  AIRTABLE_BASE_ID: envAirtableBaseId,
   DATABASE_URL: v.optional(url),
   TRUST_PROXY: v.optional(
     v.pipe(
@@ -114,6 +109,10 @@ export type GatewayConfig = Readonly<{
   rateLimit: Readonly<{ requests: number; windowSeconds: number }>;
   /** How long an email's contact id outlives its last use (renewed by every submission for it). */
   contactIndexTtlSeconds: number;
+  /** Honeypotted submissions kept for `ops spam`: how long, and how many at most (oldest dropped first). */
+  quarantine: Readonly<{ maxAgeMs: number; maxCount: number }>;
+  /** BULL_BOARD_WRITES=true: Bull Board's buttons work (each write audited); else it is read-only. */
+  bullBoardWrites: boolean;
   /** What `debug.baseId` reports: the Airtable base, else which Postgres the worker writes to. */
   crmBaseId: string;
   /** The Airtable base, when the worker writes to one: /readyz reports whether it is paused. */
@@ -157,6 +156,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ackReplicas: e.REDIS_ACK_REPLICAS,
     rateLimit: Object.freeze({ requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS }),
     contactIndexTtlSeconds: e.CONTACT_INDEX_TTL_DAYS * 86_400,
+    quarantine: Object.freeze({ maxAgeMs: e.QUARANTINE_DAYS * 86_400_000, maxCount: e.QUARANTINE_MAX }),
+    bullBoardWrites: e.BULL_BOARD_WRITES === 'true',
     crmBaseId: e.AIRTABLE_BASE_ID ?? (e.DATABASE_URL ? 'postgres' : 'pglite'),
     airtableBaseId: e.AIRTABLE_BASE_ID,
     adminToken: e.ADMIN_TOKEN,

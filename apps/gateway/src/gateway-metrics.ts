@@ -1,5 +1,7 @@
 import cluster from 'node:cluster';
+import { airtableBaseFaultKey, parseAirtableBaseFault } from '@forms/schemas';
 import type { Queue } from 'bullmq';
+import { Cluster, type Redis } from 'ioredis';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { metricsOfAllProcesses, sendMetricsToPrimary } from './gateway-processes.ts';
 import { withRedisDeadline } from './redis-deadline.ts';
@@ -16,11 +18,17 @@ export function createGatewayMetrics({
   queue,
   timeoutMs,
   counters,
+  redis,
+  airtableBaseId,
 }: {
   queue: Queue;
   timeoutMs: number;
   /** What the abuse controls turned away, counted by the submission wing; read at scrape time. */
   counters: AbuseCounters;
+  /** The queue's Redis, for its memory figures and the CRM's pause at scrape time (alert rules read them). */
+  redis?: Redis | Cluster | undefined;
+  /** The Airtable base the worker writes to, if any: its standing fault is `forms_crm_paused`. */
+  airtableBaseId?: string | undefined;
 }) {
   const registry = new Registry();
   registry.setDefaultLabels({ app: 'gateway' });
@@ -43,14 +51,66 @@ export function createGatewayMetrics({
       }
     },
   });
+  new Gauge({
+    name: 'forms_queue_oldest_waiting_seconds',
+    aggregator: 'max',
+    help: 'Age of the oldest job waiting in the fresh lane (not replays, which wait behind it on purpose), read from Redis at scrape time; 0 when none waits',
+    registers: [registry],
+    async collect() {
+      try {
+        const [oldest] = await withRedisDeadline(queue.getJobs(['wait'], 0, 0, true), timeoutMs);
+        this.set(oldest ? Math.max(0, (Date.now() - oldest.timestamp) / 1000) : 0);
+      } catch {
+        // Stale rather than a lie, as above.
+      }
+    },
+  });
+  if (redis) {
+    new Gauge({
+      name: 'forms_redis_memory_bytes',
+      aggregator: 'max',
+      help: "The queue's Redis memory by kind (used, maxmemory; 0 maxmemory means no limit) and node, from INFO memory at scrape time",
+      labelNames: ['kind', 'node'] as const,
+      registers: [registry],
+      async collect() {
+        const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+        for (const node of nodes) {
+          try {
+            const info = await withRedisDeadline(node.info('memory'), timeoutMs);
+            const name = `${node.options.host ?? ''}:${node.options.port ?? ''}`;
+            this.set({ kind: 'used', node: name }, Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0));
+            this.set({ kind: 'maxmemory', node: name }, Number(/maxmemory:(\d+)/.exec(info)?.[1] ?? 0));
+          } catch {
+            // A node away: its series go stale; the target-down and 503 alerts say why.
+          }
+        }
+      },
+    });
+  }
+  if (redis && airtableBaseId) {
+    new Gauge({
+      name: 'forms_crm_paused',
+      aggregator: 'max',
+      help: 'Whether the worker paused the Airtable base for a credential or configuration fault (1) or not (0), read from Redis at scrape time',
+      registers: [registry],
+      async collect() {
+        try {
+          const raw = await withRedisDeadline(redis.get(airtableBaseFaultKey(airtableBaseId)), timeoutMs);
+          this.set(parseAirtableBaseFault(raw) ? 1 : 0);
+        } catch {
+          // Stale rather than a lie.
+        }
+      },
+    });
+  }
   new Counter({
     name: 'forms_submissions_turned_away_total',
-    help: 'Submissions the abuse controls turned away, by reason: honeypot (answered like a success, not queued) or rate_limited (429)',
+    help: 'Submissions the abuse controls turned away, by reason: honeypot (answered like a success, kept in quarantine, not queued) or rate_limited (429)',
     labelNames: ['reason'] as const,
     registers: [registry],
     collect() {
       this.reset();
-      this.inc({ reason: 'honeypot' }, counters.honeypotDropped);
+      this.inc({ reason: 'honeypot' }, counters.honeypotQuarantined);
       this.inc({ reason: 'rate_limited' }, counters.rateLimited);
     },
   });

@@ -1,3 +1,5 @@
+import { type OpsAction, type RecordedOpsAction, recordOpsAction } from '@forms/runtime';
+import { AUDIT_MAX_ENTRIES } from '@forms/schemas';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { OpsConfig } from './config.ts';
 import type { JobFilter } from './job-filter.ts';
@@ -53,6 +55,19 @@ export async function withQueue<T>(ctx: CliContext, work: (open: OpenQueue) => P
   } finally {
     await open.close();
   }
+}
+
+/**
+ * Records an action in the audit trail (its `started` entry) before it changes anything; the action then
+ * calls `complete` with what it did. `actor` comes from the configuration (OPS_ACTOR or the OS user).
+ */
+export function auditAction(
+  ctx: CliContext,
+  { redis }: OpenQueue,
+  action: Omit<OpsAction, 'actor'>,
+): Promise<RecordedOpsAction> {
+  const { actor, keys } = ctx.config();
+  return recordOpsAction(redis, keys.audit, { actor, ...action }, { maxEntries: AUDIT_MAX_ENTRIES });
 }
 
 export function print(ctx: CliContext, text: string) {

@@ -1,10 +1,20 @@
-import { parseEnv, type RedisSettings, SHARED_ENV_ENTRIES, sharedSettings } from '@forms/schemas';
+import { userInfo } from 'node:os';
+import {
+  envAirtableBaseId,
+  opsKeys,
+  parseEnv,
+  type RedisSettings,
+  SHARED_ENV_ENTRIES,
+  sharedSettings,
+} from '@forms/schemas';
 import * as v from 'valibot';
 
 const EnvSchema = v.object({
   ...SHARED_ENV_ENTRIES,
   // Only to find the Airtable base's rate-limit keys for `ops status`; the CLI never calls Airtable.
-  AIRTABLE_BASE_ID: v.optional(v.pipe(v.string(), v.regex(/^[\w-]+$/, 'letters, digits, _ and - only'))),
+  AIRTABLE_BASE_ID: envAirtableBaseId,
+  // Who the audit trail names for this CLI's actions; the OS user when unset.
+  OPS_ACTOR: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100))),
 });
 
 export type OpsConfig = Readonly<{
@@ -12,11 +22,29 @@ export type OpsConfig = Readonly<{
   redis: RedisSettings;
   queueName: string;
   airtableBaseId: string | undefined;
+  /** Who the audit trail names: OPS_ACTOR, else the OS user. */
+  actor: string;
+  /** The audit stream's and the quarantine's keys, beside the queue's. */
+  keys: ReturnType<typeof opsKeys>;
 }>;
 
 /** Reads the queue's Redis and name exactly as the apps do (one shared schema); a bad value names the variable. */
 export function loadConfig(env: Record<string, string | undefined>): OpsConfig {
   const e = parseEnv(EnvSchema, env);
   const { redis, queueName } = sharedSettings(e);
-  return Object.freeze({ redis, queueName, airtableBaseId: e.AIRTABLE_BASE_ID });
+  return Object.freeze({
+    redis,
+    queueName,
+    airtableBaseId: e.AIRTABLE_BASE_ID,
+    actor: e.OPS_ACTOR ?? osUser(),
+    keys: opsKeys(redis, queueName),
+  });
+}
+
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
 }

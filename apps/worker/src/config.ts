@@ -1,9 +1,18 @@
 import { S3_ENV_ENTRIES, type StorageSettings, storageSettings } from '@forms/object-storage';
-import { parseEnv, RETRY_POLICY, type RedisSettings, SHARED_ENV_ENTRIES, sharedSettings } from '@forms/schemas';
+import {
+  envAdminToken,
+  envAirtableBaseId,
+  envInt,
+  envPort,
+  parseEnv,
+  RETRY_POLICY,
+  type RedisSettings,
+  SHARED_ENV_ENTRIES,
+  sharedSettings,
+} from '@forms/schemas';
 import * as v from 'valibot';
 import type { AirtableSettings } from './crm/airtable/airtable-crm.ts';
 
-const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
 const url = v.pipe(v.string(), v.url('must be a URL'));
 const positiveNumber = v.pipe(
   v.string(),
@@ -15,30 +24,28 @@ const fraction = v.pipe(v.string(), v.regex(/^0(\.\d+)?$/, 'must be a number fro
 
 const EnvSchema = v.object({
   ...S3_ENV_ENTRIES,
-  CV_URL_TTL_SECONDS: v.optional(positiveInt, '900'),
+  CV_URL_TTL_SECONDS: v.optional(envInt, '900'),
   ...SHARED_ENV_ENTRIES,
   DATABASE_URL: v.optional(url),
-  DATABASE_CONNECT_TIMEOUT_MS: v.optional(positiveInt, '5000'),
-  DATABASE_QUERY_TIMEOUT_MS: v.optional(positiveInt, '10000'),
+  DATABASE_CONNECT_TIMEOUT_MS: v.optional(envInt, '5000'),
+  DATABASE_QUERY_TIMEOUT_MS: v.optional(envInt, '10000'),
   DATA_DIR: v.optional(v.string(), '.data'),
-  WORKER_CONCURRENCY: v.optional(positiveInt),
-  WORKER_LOCK_DURATION_MS: v.optional(positiveInt, '30000'),
-  RETRY_BASE_DELAY_MS: v.optional(positiveInt, String(RETRY_POLICY.baseDelayMs)),
-  RETRY_MAX_DELAY_MS: v.optional(positiveInt, String(RETRY_POLICY.maxDelayMs)),
-  SHUTDOWN_TIMEOUT_MS: v.optional(positiveInt, '25000'),
+  WORKER_CONCURRENCY: v.optional(envInt),
+  WORKER_LOCK_DURATION_MS: v.optional(envInt, '30000'),
+  RETRY_BASE_DELAY_MS: v.optional(envInt, String(RETRY_POLICY.baseDelayMs)),
+  RETRY_MAX_DELAY_MS: v.optional(envInt, String(RETRY_POLICY.maxDelayMs)),
+  SHUTDOWN_TIMEOUT_MS: v.optional(envInt, '25000'),
   AIRTABLE_API_KEY: v.optional(v.string()),
-  AIRTABLE_BASE_ID: v.optional(v.pipe(v.string(), v.regex(/^[\w-]+$/, 'letters, digits, _ and - only'))),
+  AIRTABLE_BASE_ID: envAirtableBaseId,
   AIRTABLE_ENDPOINT_URL: v.optional(url, 'https://api.airtable.com'),
   AIRTABLE_MAPPING_FILE: v.optional(v.string()),
   AIRTABLE_RATE_LIMIT: v.optional(positiveNumber, '5'),
-  AIRTABLE_RATE_MARGIN: v.optional(fraction, '0.05'),
-  AIRTABLE_LOCKOUT_MS: v.optional(positiveInt, '30000'),
-  AIRTABLE_REQUEST_TIMEOUT_MS: v.optional(positiveInt, '15000'),
-  AIRTABLE_FAULT_PROBE_MS: v.optional(positiveInt, '30000'),
-  ADMIN_TOKEN: v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters'))),
-  METRICS_PORT: v.optional(
-    v.pipe(v.string(), v.regex(/^\d+$/, 'must be a port number'), v.transform(Number), v.integer(), v.maxValue(65535)),
-  ),
+  AIRTABLE_RATE_MARGIN: v.optional(fraction, '0.1'),
+  AIRTABLE_LOCKOUT_MS: v.optional(envInt, '30000'),
+  AIRTABLE_REQUEST_TIMEOUT_MS: v.optional(envInt, '15000'),
+  AIRTABLE_FAULT_PROBE_MS: v.optional(envInt, '30000'),
+  ADMIN_TOKEN: envAdminToken,
+  METRICS_PORT: v.optional(envPort),
   METRICS_HOST: v.optional(v.string(), '0.0.0.0'),
 });
 
@@ -89,8 +96,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           baseId: e.AIRTABLE_BASE_ID,
           endpointUrl: e.AIRTABLE_ENDPOINT_URL,
           mappingFile: e.AIRTABLE_MAPPING_FILE,
-          // A little under the published limit: spacing at exactly 5/s leaves no room for network jitter,
-          // and one 429 costs a 30-second lock-out (1,500 records at full speed).
+          // Under the published limit: spacing at exactly 5/s leaves no room for a late grant or network
+          // jitter, and one 429 costs a 30-second lock-out (1,350 records at full speed). See `sendSpacing`.
+          rateLimit: e.AIRTABLE_RATE_LIMIT,
           requestsPerSecond: e.AIRTABLE_RATE_LIMIT * (1 - e.AIRTABLE_RATE_MARGIN),
           lockoutMs: e.AIRTABLE_LOCKOUT_MS,
           requestTimeoutMs: e.AIRTABLE_REQUEST_TIMEOUT_MS,

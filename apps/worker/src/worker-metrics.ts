@@ -1,4 +1,6 @@
+import { SUBMISSION_ENDPOINTS } from '@forms/schemas';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { ERROR_KINDS } from './observe-jobs.ts';
 
 /**
  * The worker's Prometheus metrics, one registry per worker (tests run several in one process). Every
@@ -9,8 +11,19 @@ export function createWorkerMetrics() {
   const registry = new Registry();
   registry.setDefaultLabels({ app: 'worker' });
   collectDefaultMetrics({ register: registry });
+  const failures = new Counter({
+    name: 'forms_job_failures_total',
+    help: 'Jobs that ended in the failed set, by kind and error kind (crm_rejected, invalid_payload, retries_exhausted)',
+    labelNames: ['kind', 'error_kind'] as const,
+    registers: [registry],
+  });
+  // Every series starts at 0: Prometheus's increase() cannot see a counter's first step when its series is
+  // born at 1, so the first job to reach the failed set would not fire FormsRetriesExhausted.
+  for (const { kind } of SUBMISSION_ENDPOINTS)
+    for (const error_kind of ERROR_KINDS) failures.inc({ kind, error_kind }, 0);
   return {
     registry,
+    failures,
     jobDuration: new Histogram({
       name: 'forms_job_duration_seconds',
       help: 'Time one attempt of a job took in the worker (CV finalising plus the CRM write), by kind and outcome',
@@ -29,12 +42,6 @@ export function createWorkerMetrics() {
       name: 'forms_job_retries_total',
       help: 'Failed attempts that will be retried on the backoff schedule, by kind',
       labelNames: ['kind'] as const,
-      registers: [registry],
-    }),
-    failures: new Counter({
-      name: 'forms_job_failures_total',
-      help: 'Jobs that ended in the failed set, by kind and error kind (crm_rejected, invalid_payload, retries_exhausted)',
-      labelNames: ['kind', 'error_kind'] as const,
       registers: [registry],
     }),
     crmWrites: new Counter({

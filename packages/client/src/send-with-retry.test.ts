@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Answer, hang, hangUp, json, scriptedServer } from './scripted-server.ts';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type Answer, hangUp, json, scriptedServer } from './scripted-server.ts';
 import { sendWithRetry } from './send-with-retry.ts';
 
 const unavailable = (headers: Record<string, string> = {}) =>
@@ -29,46 +29,6 @@ describe('sendWithRetry against a real HTTP server', () => {
     expect(server.seen.every((s) => s.body === '{"email":"a@acme.io"}')).toBe(true);
   });
 
-  it('backs off exponentially with full jitter, capped', async () => {
-    // With Math.random at its top the waits are the whole steps: 50, 100, 200, then the 250 ms cap. A wait
-    // is never shorter than its step, so the lower bounds show the doubling. Only the cap needs an upper
-    // bound: uncapped, the last wait would be 400 ms or more. (Tighter upper bounds on every gap failed in
-    // CI, where other suites share the cores: a 40 ms step once measured 259 ms.)
-    vi.spyOn(Math, 'random').mockReturnValue(0.999);
-    const server = await serve(Array(5).fill(unavailable()));
-    await sendWithRetry(call(server.url), { baseDelayMs: 50, maxDelayMs: 250, maxAttempts: 5 });
-    const gaps = server.seen.slice(1).map((s, i) => s.at - server.seen[i]!.at);
-    expect(gaps).toHaveLength(4);
-    for (const [i, step] of [50, 100, 200, 250].entries()) expect(gaps[i]).toBeGreaterThanOrEqual(step * 0.999 - 2);
-    expect(gaps[3]).toBeLessThan(400);
-
-    // With Math.random at 0 there is no wait at all: the jitter is full, from zero.
-    vi.spyOn(Math, 'random').mockReturnValue(0);
-    const again = await serve(Array(3).fill(unavailable()));
-    await sendWithRetry(call(again.url), { baseDelayMs: 1_000, maxAttempts: 3 });
-    expect(again.seen.at(-1)!.at - again.seen[0]!.at).toBeLessThan(1_500); // two waits of 1 s without jitter
-  });
-
-  it('waits at least Retry-After before the next attempt', async () => {
-    const server = await serve([unavailable({ 'retry-after': '1' }), json(200, { success: true })]);
-    const result = await sendWithRetry(call(server.url), { baseDelayMs: 10 });
-    expect(result.ok).toBe(true);
-    expect(server.seen[1]!.at - server.seen[0]!.at).toBeGreaterThanOrEqual(995);
-  });
-
-  it('gives up at once when Retry-After reaches past the deadline, and says how long to wait', async () => {
-    const server = await serve([unavailable({ 'retry-after': '30' })]);
-    const started = performance.now();
-    const result = await sendWithRetry(call(server.url), { deadlineMs: 5_000 });
-    expect(performance.now() - started).toBeLessThan(2_000); // not the 5 s deadline, nor the 30 s
-    expect(server.seen).toHaveLength(1);
-    expect(result).toMatchObject({
-      ok: false,
-      attempts: 1,
-      error: { kind: 'unavailable', status: 503, code: 'QUEUE_UNAVAILABLE', retryAfterMs: 30_000 },
-    });
-  });
-
   it('never retries a 4xx, and hands back its code and field', async () => {
     const body = { error: 'work_email_required', code: 'WORK_EMAIL_REQUIRED', message: 'work', field: 'email' };
     const server = await serve([json(400, body)]);
@@ -90,49 +50,122 @@ describe('sendWithRetry against a real HTTP server', () => {
       error: { kind: 'rejected', status: 413, code: 'CV_TOO_LARGE', field: 'cvFile.data' },
     });
   });
+});
+
+/**
+ * The waits, at fake time: vitest's fake timers drive the backoff, and a fetch answering from a script
+ * records the (fake) time of each attempt, so every gap is exact and nothing depends on how busy the
+ * machine is.
+ */
+describe('sendWithRetry in time', () => {
+  type Step = number | { status: number; retryAfter?: string } | 'hang';
+  function scriptedFetch(steps: Step[], fallback: Step = 503) {
+    const at: number[] = [];
+    const fetch = (async (_url: string, init: RequestInit) => {
+      at.push(Date.now());
+      const step = steps.shift() ?? fallback;
+      if (step === 'hang')
+        return new Promise((_, reject) =>
+          init.signal!.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))),
+        );
+      const { status, retryAfter } = typeof step === 'number' ? { status: step, retryAfter: undefined } : step;
+      return new Response(JSON.stringify({ code: status === 503 ? 'QUEUE_UNAVAILABLE' : 'OK' }), {
+        status,
+        headers: retryAfter ? { 'retry-after': retryAfter } : {},
+      });
+    }) as typeof globalThis.fetch;
+    return { fetch, at, gaps: () => at.slice(1).map((t, i) => t - at[i]!) };
+  }
+  /** Runs `send` to its end on fake time; returns its result and the fake time it took. */
+  async function onFakeTime<T>(send: () => Promise<T>) {
+    const started = Date.now();
+    const pending = send();
+    await vi.runAllTimersAsync();
+    return { result: await pending, tookMs: Date.now() - started };
+  }
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('backs off exponentially with full jitter, capped', async () => {
+    // With Math.random at its top the waits are (0.999 of) the whole steps: 1, 2, 4 s, then the 5 s cap.
+    vi.spyOn(Math, 'random').mockReturnValue(0.999);
+    const top = scriptedFetch([]);
+    await onFakeTime(() =>
+      sendWithRetry(call('http://x'), { fetch: top.fetch, baseDelayMs: 1_000, maxDelayMs: 5_000, maxAttempts: 5 }),
+    );
+    expect(top.gaps()).toEqual([999, 1_998, 3_996, 4_995]);
+    // With Math.random at 0 there is no wait at all: the jitter is full, from zero.
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const bottom = scriptedFetch([]);
+    await onFakeTime(() =>
+      sendWithRetry(call('http://x'), { fetch: bottom.fetch, baseDelayMs: 1_000, maxAttempts: 3 }),
+    );
+    expect(bottom.gaps()).toEqual([0, 0]);
+  });
+
+  it('waits at least Retry-After before the next attempt', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0);
+    const script = scriptedFetch([{ status: 503, retryAfter: '1' }, 200]);
+    const { result } = await onFakeTime(() => sendWithRetry(call('http://x'), { fetch: script.fetch }));
+    expect(result.ok).toBe(true);
+    expect(script.gaps()).toEqual([1_000]);
+  });
+
+  it('gives up at once when Retry-After reaches past the deadline, and says how long to wait', async () => {
+    const script = scriptedFetch([{ status: 503, retryAfter: '30' }]);
+    const { result, tookMs } = await onFakeTime(() =>
+      sendWithRetry(call('http://x'), { fetch: script.fetch, deadlineMs: 5_000 }),
+    );
+    expect(tookMs).toBe(0); // not the 5 s deadline, nor the 30 s
+    expect(script.at).toHaveLength(1);
+    expect(result).toMatchObject({
+      ok: false,
+      attempts: 1,
+      error: { kind: 'unavailable', status: 503, code: 'QUEUE_UNAVAILABLE', retryAfterMs: 30_000 },
+    });
+  });
 
   it('stops at the deadline, whether the server keeps failing or hangs', async () => {
-    const always = await scriptedServer([], unavailable());
-    close = always.close;
-    let started = performance.now();
-    let result = await sendWithRetry(call(always.url), { deadlineMs: 600, baseDelayMs: 20, maxAttempts: 100 });
-    expect(performance.now() - started).toBeLessThan(1_500);
-    // The last error is the last 503, or the attempt the deadline cut short (no status): either way it is
-    // `unavailable`, after several attempts.
-    expect(result).toMatchObject({ ok: false, error: { kind: 'unavailable' } });
-    expect(result.attempts).toBeGreaterThan(2);
-    await close();
+    const failing = scriptedFetch([]);
+    let run = await onFakeTime(() =>
+      sendWithRetry(call('http://x'), { fetch: failing.fetch, deadlineMs: 600, baseDelayMs: 20, maxAttempts: 100 }),
+    );
+    expect(run.tookMs).toBeLessThan(600);
+    expect(run.result).toMatchObject({ ok: false, error: { kind: 'unavailable', status: 503 } });
+    expect(run.result.attempts).toBeGreaterThan(2);
 
-    const hung = await scriptedServer([], hang);
-    close = hung.close;
-    started = performance.now();
-    result = await sendWithRetry(call(hung.url), { deadlineMs: 400 });
-    expect(performance.now() - started).toBeLessThan(1_500);
-    expect(result).toMatchObject({ ok: false, attempts: 1, error: { kind: 'unavailable' } });
+    const hung = scriptedFetch(['hang']);
+    run = await onFakeTime(() => sendWithRetry(call('http://x'), { fetch: hung.fetch, deadlineMs: 400 }));
+    expect(run.tookMs).toBe(400);
+    expect(run.result).toMatchObject({ ok: false, attempts: 1, error: { kind: 'unavailable' } });
   });
 
   it('stops when aborted: during an attempt, during a wait, and before the first', async () => {
-    const hung = await serve([hang]);
+    const hung = scriptedFetch(['hang']);
     const duringAttempt = new AbortController();
     setTimeout(() => duringAttempt.abort(), 100);
-    expect(await sendWithRetry(call(hung.url), { signal: duringAttempt.signal })).toMatchObject({
-      ok: false,
-      attempts: 1,
-      error: { kind: 'aborted' },
+    let run = await onFakeTime(() =>
+      sendWithRetry(call('http://x'), { fetch: hung.fetch, signal: duringAttempt.signal }),
+    );
+    expect(run).toEqual({
+      result: expect.objectContaining({ ok: false, attempts: 1, error: expect.objectContaining({ kind: 'aborted' }) }),
+      tookMs: 100,
     });
-    await close?.();
 
-    const failing = await serve([unavailable({ 'retry-after': '5' })]);
+    const failing = scriptedFetch([{ status: 503, retryAfter: '5' }]);
     const duringWait = new AbortController();
     setTimeout(() => duringWait.abort(), 200);
-    const started = performance.now();
-    const result = await sendWithRetry(call(failing.url), { signal: duringWait.signal });
-    expect(performance.now() - started).toBeLessThan(2_000); // aborted at 200 ms, not after Retry-After's 5 s
-    expect(result).toMatchObject({ ok: false, attempts: 1, error: { kind: 'aborted' } });
-    expect(failing.seen).toHaveLength(1);
+    run = await onFakeTime(() => sendWithRetry(call('http://x'), { fetch: failing.fetch, signal: duringWait.signal }));
+    expect(run.tookMs).toBe(200); // aborted at 200 ms, not after Retry-After's 5 s
+    expect(run.result).toMatchObject({ ok: false, attempts: 1, error: { kind: 'aborted' } });
+    expect(failing.at).toHaveLength(1);
 
-    const before = await sendWithRetry(call(failing.url), { signal: AbortSignal.abort() });
+    const before = await sendWithRetry(call('http://x'), { fetch: failing.fetch, signal: AbortSignal.abort() });
     expect(before).toMatchObject({ ok: false, error: { kind: 'aborted' } });
-    expect(failing.seen).toHaveLength(1);
+    expect(failing.at).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.ts';
 
@@ -77,7 +78,7 @@ export async function startRedisServer({
       child.kill('SIGKILL');
       throw new Error(`redis-server did not answer on port ${chosen}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   return {
     url,

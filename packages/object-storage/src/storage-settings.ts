@@ -1,7 +1,7 @@
+import { envInt } from '@forms/schemas';
 import * as v from 'valibot';
 
 const flag = v.picklist(['true', 'false', '1', '0']);
-const positiveInt = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1));
 
 /**
  * The S3_* variables both apps read, as valibot entries to spread into each app's environment schema, so
@@ -22,7 +22,7 @@ export const S3_ENV_ENTRIES = {
   S3_REGION: v.optional(v.string(), 'us-east-1'),
   S3_FORCE_PATH_STYLE: v.optional(flag),
   S3_CREATE_BUCKET: v.optional(flag, 'true'),
-  S3_TIMEOUT_MS: v.optional(positiveInt, '5000'),
+  S3_TIMEOUT_MS: v.optional(envInt, '5000'),
   AWS_ACCESS_KEY_ID: v.optional(v.string()),
   AWS_SECRET_ACCESS_KEY: v.optional(v.string()),
   AWS_SESSION_TOKEN: v.optional(v.string()),

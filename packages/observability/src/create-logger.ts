@@ -61,7 +61,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * pino's error serializer (class, message and stack with their causes), reduced to what `safeError` keeps.
  * Also takes the plain message strings some lines log as `err`.
  */
-export function serializeError(err: unknown): unknown {
+function serializeError(err: unknown): unknown {
   if (typeof err === 'string') return logSafeText(err);
   if (!isObject(err)) return err;
   return safeError(stdSerializers.err(err as unknown as Error) as unknown as Record<string, unknown>, 0);

@@ -1,3 +1,10 @@
 export { assertNoEviction, EvictionPolicyError } from './assert-no-eviction.ts';
+export {
+  AUDIT_JOB_IDS_MAX,
+  type OpsAction,
+  type OpsActionOutcome,
+  type RecordedOpsAction,
+  recordOpsAction,
+} from './record-ops-action.ts';
 export { stopOnSignals } from './stop-on-signals.ts';
 export { waitForRedis } from './wait-for-redis.ts';

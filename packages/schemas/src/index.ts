@@ -20,6 +20,7 @@ export * from './latest-video.ts';
 export * from './max-code-points.ts';
 export * from './mcp.ts';
 export * from './openapi.ts';
+export * from './ops-keys.ts';
 export * from './partner-webinar.ts';
 export * from './redis-settings.ts';
 export * from './responses.ts';

@@ -92,6 +92,14 @@ export function retryDelay(
   return Math.round(step / 2 + random() * (step / 2));
 }
 
+/**
+ * The BullMQ priority `ops replay` gives a job before moving it back from the failed set. Fresh submissions
+ * have none, and BullMQ hands a worker every job without a priority (its wait list) before any prioritized
+ * one: so a replay of any size waits behind the site's new submissions instead of in front of them. Within
+ * one priority BullMQ keeps the order jobs were added in (replay adds oldest accepted first).
+ */
+export const REPLAY_PRIORITY = 1_000;
+
 /** BullMQ options every submission job is added with. */
 export const JOB_OPTIONS = {
   attempts: RETRY_POLICY.attempts,

@@ -23,3 +23,26 @@ export function sharedSettings(e: v.InferOutput<v.ObjectSchema<typeof SHARED_ENV
     allowEviction: e.REDIS_ALLOW_EVICTION === 'true',
   };
 }
+
+/** A TCP port, as every app reads one (PORT, METRICS_PORT, ...). */
+export const envPort = v.pipe(
+  v.string(),
+  v.regex(/^\d+$/, 'must be a port number'),
+  v.transform(Number),
+  v.integer(),
+  v.maxValue(65535),
+);
+
+/** A whole number of at least 1 (a count, a duration in ms or s), as every app reads one. */
+export const envInt = v.pipe(
+  v.string(),
+  v.regex(/^\d+$/, 'must be a whole number'),
+  v.transform(Number),
+  v.minValue(1, 'must be at least 1'),
+);
+
+/** ADMIN_TOKEN, the admin wing's and the worker metrics' bearer token, checked alike wherever it is read. */
+export const envAdminToken = v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters')));
+
+/** AIRTABLE_BASE_ID, checked alike by the worker, the gateway (readiness, metrics) and the ops CLI. */
+export const envAirtableBaseId = v.optional(v.pipe(v.string(), v.regex(/^[\w-]+$/, 'letters, digits, _ and - only')));

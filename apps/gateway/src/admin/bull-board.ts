@@ -6,10 +6,15 @@ import type { Middleware } from 'koa';
 
 export const BULL_BOARD_PATH = '/admin/queues';
 
-/** Bull Board for the submissions queue, served under /admin/queues (behind the admin wing's checks). */
-export function bullBoard(queue: Queue): Middleware {
+/**
+ * Bull Board for the submissions queue, served under /admin/queues (behind the admin wing's checks).
+ * Read-only unless `writes` (BULL_BOARD_WRITES=true): its buttons (retry, remove, promote, clean, pause,
+ * add) would change jobs with no audit entry and no replay priority, which `pnpm ops` gives. Read-only is
+ * Bull Board's own `readOnlyMode`: the buttons are hidden and its API refuses writes (405).
+ */
+export function bullBoard(queue: Queue, { writes = false }: { writes?: boolean } = {}): Middleware {
   const serverAdapter = new KoaAdapter();
   serverAdapter.setBasePath(BULL_BOARD_PATH);
-  createBullBoard({ queues: [new BullMQAdapter(queue)], serverAdapter });
+  createBullBoard({ queues: [new BullMQAdapter(queue, { readOnlyMode: !writes })], serverAdapter });
   return serverAdapter.registerPlugin();
 }

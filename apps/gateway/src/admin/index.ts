@@ -4,6 +4,7 @@ import type { Cluster, Redis } from 'ioredis';
 import type { Middleware } from 'koa';
 import type { GatewayMetrics } from '../gateway-metrics.ts';
 import { isAdminPath } from '../middleware/admin-path.ts';
+import { auditBoardWrites } from './audit-board-writes.ts';
 import { bullBoard } from './bull-board.ts';
 import { refuseCrossSite } from './refuse-cross-site.ts';
 import { requireAdminToken } from './require-admin-token.ts';
@@ -15,6 +16,8 @@ export type AdminDeps = {
   redis: Redis | Cluster;
   metrics: GatewayMetrics;
   timeoutMs: number;
+  /** BULL_BOARD_WRITES: Bull Board's buttons on, each write recorded in the audit stream at `auditKey`. */
+  boardWrites?: { auditKey: string } | undefined;
 };
 
 /**
@@ -38,7 +41,7 @@ export function adminWing(deps: AdminDeps): Middleware {
 }
 
 /** The wing's routes, unguarded: mounted only through `adminWing`. */
-function adminRouter({ queue, redis, metrics, timeoutMs }: AdminDeps): Router {
+function adminRouter({ queue, redis, metrics, timeoutMs, boardWrites }: AdminDeps): Router {
   const router = new Router({ prefix: '/admin' });
 
   router.get('/metrics', async (ctx) => {
@@ -58,7 +61,9 @@ function adminRouter({ queue, redis, metrics, timeoutMs }: AdminDeps): Router {
     ctx.body = { id, submissions };
   });
 
-  const board = bullBoard(queue);
-  router.all(['/queues', '/queues/{*rest}'], (ctx, next) => board(ctx, next));
+  const board = bullBoard(queue, { writes: Boolean(boardWrites) });
+  const boardPaths = ['/queues', '/queues/{*rest}'];
+  if (boardWrites) router.all(boardPaths, auditBoardWrites({ redis, key: boardWrites.auditKey }));
+  router.all(boardPaths, (ctx, next) => board(ctx, next));
   return router;
 }

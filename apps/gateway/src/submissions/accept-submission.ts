@@ -18,6 +18,7 @@ import { decodeCv } from './cv/decode-cv.ts';
 import { honeypotFilled } from './honeypot.ts';
 import { bodyFingerprint } from './idempotency-key.ts';
 import { newId } from './ids.ts';
+import type { Quarantine } from './quarantine.ts';
 import type { Enqueue, ProducerRedis } from './queue.ts';
 import { type RateLimit, rateLimited } from './rate-limit.ts';
 import type { SubmissionKeys } from './submission-keys.ts';
@@ -28,6 +29,8 @@ export type SubmissionDeps = {
   config: GatewayConfig;
   redis: ProducerRedis;
   enqueue: Enqueue;
+  /** Where a honeypotted submission goes instead of the queue. */
+  quarantine: Quarantine;
   keys: SubmissionKeys;
   counters: AbuseCounters;
   rateLimit: RateLimit;
@@ -79,13 +82,10 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
   const cvFile = 'careers' in parsed ? parsed.careers.cvFile : undefined;
   const checkedCv = cvFile ? await decodeCv(cvFile) : undefined;
 
-  if (honeypotFilled(req.body)) {
-    // A bot: the same answer a person gets, made of fresh ids that name nothing; nothing is claimed or queued.
-    deps.counters.honeypotDropped++;
-    const submissionId = newId('sub');
-    const fake = { submissionId, recordId: endpoint.contact ? newId('con') : submissionId };
-    return answer(deps, endpoint, request, workEmail, { ...fake, known: false, cvUploadFailed: false });
-  }
+  // The honeypot filled: a bot, or a person whose autofill filled it. Everything runs as for any submission
+  // (ids, Idempotency-Key, contact id, so the answer and its retries are a real one's), except that the job
+  // is kept in the quarantine instead of the queue, for `ops spam release` to send on.
+  const spam = honeypotFilled(req.body);
 
   let submissionId = newId('sub');
   let acceptedAt = new Date().toISOString();
@@ -128,16 +128,20 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
   const data: JobData =
     'careers' in parsed ? await careersJobData(deps, submissionId, parsed.careers, checkedCv) : parsed.other;
   outcome.cvUploadFailed = 'cvUploadFailed' in data && !!data.cvUploadFailed;
-  const started = performance.now();
-  await deps.enqueue(
-    toJobPayload(endpoint.kind, data, {
-      submissionId,
-      recordId: outcome.recordId,
-      acceptedAt,
-      ...(req.requestId ? { requestId: req.requestId } : {}),
-    }),
-  );
-  deps.metrics?.enqueueDuration.observe((performance.now() - started) / 1000);
+  const payload = toJobPayload(endpoint.kind, data, {
+    submissionId,
+    recordId: outcome.recordId,
+    acceptedAt,
+    ...(req.requestId ? { requestId: req.requestId } : {}),
+  });
+  if (spam) {
+    await deps.quarantine(payload);
+    deps.counters.honeypotQuarantined++;
+  } else {
+    const started = performance.now();
+    await deps.enqueue(payload);
+    deps.metrics?.enqueueDuration.observe((performance.now() - started) / 1000);
+  }
   if (idempotency) {
     // The job is confirmed; if this mark fails, a retry merely adds it again under the same id (a no-op).
     await markIdempotencyDone(deps.redis, deps.keys, idempotency.key, outcome, config.enqueueTimeoutMs).catch((err) =>

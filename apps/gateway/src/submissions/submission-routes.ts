@@ -7,12 +7,15 @@ import { checkHost } from '../middleware/valid-host.ts';
 import { acceptSubmission, type SubmissionDeps } from './accept-submission.ts';
 import { cvUploadSlots } from './cv/cv-upload-slots.ts';
 import { readIdempotencyKey } from './idempotency-key.ts';
+import { createQuarantine } from './quarantine.ts';
 import { createEnqueue } from './queue.ts';
 import { createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
 import { submissionKeys } from './submission-keys.ts';
 import { waitForReplicas } from './wait-for-replicas.ts';
 
-export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'keys' | 'rateLimit'> & { queue: Queue };
+export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'quarantine' | 'keys' | 'rateLimit'> & {
+  queue: Queue;
+};
 
 /** How observeRequests names the route in its metrics (the property @koa/router sets on the other routes). */
 type RoutedContext = Context & { _matchedRoute?: string };
@@ -36,6 +39,10 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       config.enqueueTimeoutMs,
       config.ackReplicas > 0 ? () => waitForReplicas(wing.redis, config) : undefined,
     ),
+    quarantine: createQuarantine(wing.redis, config.redis, config.queueName, {
+      ...config.quarantine,
+      timeoutMs: config.enqueueTimeoutMs,
+    }),
     // One limit for every submission route: it is per client, whatever the client submits.
     rateLimit: createRateLimit(config.rateLimit),
   };

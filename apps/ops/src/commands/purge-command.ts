@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import {
+  auditAction,
   type CliContext,
   Command,
   type FilterOptions,
@@ -32,21 +33,34 @@ export function purgeCommand(ctx: CliContext): Command {
     .action(async (options: Options) => {
       if (!hasFilter(options) && !options.all)
         throw new UsageError('say what to purge: a filter (--since 2h, --code 422, …) or --all');
-      const result = await withQueue(ctx, async ({ queue }) => {
+      const result = await withQueue(ctx, async (open) => {
+        const { queue } = open;
         const ids: string[] = [];
         await forEachFailedJob(queue, toFilter(options), (job) => ids.push(String(job.id)));
         if (options.dryRun || ids.length === 0)
           return { dryRun: Boolean(options.dryRun), matched: ids.length, removed: 0 };
         if (!options.yes) await confirm(ctx, ids.length);
         let removed = 0;
+        const audit = await auditAction(ctx, open, {
+          action: 'purge',
+          filter: { ...toFilter(options), ...(options.all ? { all: true } : {}) },
+          jobIds: ids,
+        });
         const progress = startProgress({ label: 'purge', total: ids.length, stream: ctx.stderr });
-        for (const id of ids) {
-          const job = await queue.getJob(id);
-          // Only while still failed: a job replayed meanwhile is live again and must not be dropped.
-          if (job && (await job.isFailed())) removed += (await queue.remove(id)) ? 1 : 0;
-          progress.tick();
+        try {
+          for (const id of ids) {
+            const job = await queue.getJob(id);
+            // Only while still failed: a job replayed meanwhile is live again and must not be dropped.
+            if (job && (await job.isFailed())) removed += (await queue.remove(id)) ? 1 : 0;
+            progress.tick();
+          }
+        } catch (err) {
+          await audit.complete({ outcome: 'failed', count: removed, detail: { error: (err as Error).message } });
+          throw err;
+        } finally {
+          progress.stop();
         }
-        progress.stop();
+        await audit.complete({ outcome: 'ok', count: removed, detail: { matched: ids.length } });
         return { dryRun: false, matched: ids.length, removed };
       });
       if (options.json) return printJson(ctx, result);

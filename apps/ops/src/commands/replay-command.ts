@@ -1,5 +1,7 @@
+import { REPLAY_PRIORITY } from '@forms/schemas';
 import type { Job, Queue } from 'bullmq';
 import {
+  auditAction,
   type CliContext,
   Command,
   type FilterOptions,
@@ -25,6 +27,8 @@ type Candidate = { id: string; acceptedAt: string };
  * as live traffic (a replay can never outpace the CRM's limit), and every CRM write is an upsert, so a job
  * replayed twice, or replayed after it was delivered, leaves one record. Attempts start again from zero: a
  * replayed job gets the whole retry schedule, so a blip during the replay does not fail it again at once.
+ * Replayed jobs get REPLAY_PRIORITY, so they go behind fresh submissions however many there are. The
+ * audit trail records the replay before the first job moves and its outcome after the last.
  */
 export function replayCommand(ctx: CliContext): Command {
   return withFilterOptions(new Command('replay'), ctx.now)
@@ -37,7 +41,8 @@ export function replayCommand(ctx: CliContext): Command {
       if (ids.length > 0 && hasFilter(options)) throw new UsageError('give ids or filter flags, not both');
       if (ids.length === 0 && !hasFilter(options) && !options.all)
         throw new UsageError('say what to replay: ids, a filter (--since 2h, --code 422, …) or --all');
-      const result = await withQueue(ctx, async ({ queue, redis }) => {
+      const result = await withQueue(ctx, async (open) => {
+        const { queue, redis } = open;
         const missing: string[] = [];
         const skipped: { id: string; state: string }[] = [];
         const candidates: Candidate[] = [];
@@ -69,16 +74,36 @@ export function replayCommand(ctx: CliContext): Command {
           };
         const replayed: string[] = [];
         const errors: { id: string; error: string }[] = [];
+        const audit = await auditAction(ctx, open, {
+          action: 'replay',
+          filter: ids.length > 0 ? { ids } : { ...toFilter(options), ...(options.all ? { all: true } : {}) },
+          jobIds: candidates.map((c) => c.id),
+        });
         const progress = startProgress({ label: 'replay', total: candidates.length, stream: ctx.stderr });
-        for (const { id } of candidates) {
-          const outcome = await replayOne(queue, id);
-          if (outcome.kind === 'replayed') replayed.push(id);
-          else if (outcome.kind === 'missing') missing.push(id);
-          else if (outcome.kind === 'skipped') skipped.push({ id, state: outcome.state });
-          else errors.push({ id, error: outcome.error });
-          progress.tick();
+        try {
+          for (const { id } of candidates) {
+            const outcome = await replayOne(queue, id);
+            if (outcome.kind === 'replayed') replayed.push(id);
+            else if (outcome.kind === 'missing') missing.push(id);
+            else if (outcome.kind === 'skipped') skipped.push({ id, state: outcome.state });
+            else errors.push({ id, error: outcome.error });
+            progress.tick();
+          }
+        } catch (err) {
+          await audit.complete({
+            outcome: 'failed',
+            count: replayed.length,
+            detail: { error: (err as Error).message },
+          });
+          throw err;
+        } finally {
+          progress.stop();
         }
-        progress.stop();
+        await audit.complete({
+          outcome: errors.length === 0 ? 'ok' : replayed.length > 0 ? 'partial' : 'failed',
+          count: replayed.length,
+          detail: { skipped: skipped.length, missing: missing.length, errors: errors.length },
+        });
         return { dryRun: false, replayed, skipped, missing, unknownIds, errors };
       });
       const { errors } = result;
@@ -130,6 +155,9 @@ async function replayOne(queue: Queue, id: string): Promise<Outcome> {
   const job = await queue.getJob(id);
   if (!job) return { kind: 'missing' };
   try {
+    // Set while the job is still failed (BullMQ keeps it on the job), so the retry puts it straight among the
+    // prioritized jobs: it is never in the fresh lane, even for a moment.
+    await job.changePriority({ priority: REPLAY_PRIORITY });
     await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
     return { kind: 'replayed' };
   } catch (err) {

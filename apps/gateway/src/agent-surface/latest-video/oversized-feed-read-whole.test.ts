@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { FeedFormatError, fetchFeed } from './video-feed.ts';
 
@@ -25,7 +26,7 @@ describe('an oversized video feed', () => {
       expect(err).toBeInstanceOf(FeedFormatError);
       expect((err as Error).message).toBe('feed is too large');
       // Read whole, the body was 50 MiB; cut at the cap, only the cap plus socket buffers left the server.
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
       expect(sent).toBeLessThan(12 * 1024 * 1024);
     } finally {
       server.closeAllConnections();

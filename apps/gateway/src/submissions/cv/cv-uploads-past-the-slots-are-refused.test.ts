@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../config.ts';
 import { type RunningGateway, startGateway } from '../../start-gateway.ts';
@@ -42,7 +43,7 @@ describe('concurrent CV uploads', () => {
   it('past the slots, a careers request is answered 503 CV_UPLOADS_BUSY with Retry-After before its body is read', async () => {
     const held = [heldUpload('203.0.113.1'), heldUpload('203.0.113.2')];
     try {
-      await new Promise((r) => setTimeout(r, 300)); // both reach the gateway and take their slots
+      await sleep(300); // both reach the gateway and take their slots
       // Without the slots, this request would wait for its 6 MiB like the others (the signal fails the test).
       const third = await fetch(`${gateway.url}/api/careers-apply`, {
         method: 'POST',

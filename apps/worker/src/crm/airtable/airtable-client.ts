@@ -63,6 +63,17 @@ export function classifyAirtableFailure(err: unknown): FailureAction {
   return err.status >= 400 ? 'permanent' : 'retryable';
 }
 
+/**
+ * Whether a failed request could still be applied later: true when no answer came (a timeout, a connection
+ * dropped after the request was written) or a proxy answered that it gave up waiting (504, 408). An answer
+ * from Airtable, or a connection refused before anything was sent, ends the request.
+ */
+export function mayStillLand(err: unknown): boolean {
+  if (err instanceof AirtableApiError) return err.status === 504 || err.status === 408;
+  const code = (err as { cause?: { code?: string } } | undefined)?.cause?.code;
+  return code !== 'ECONNREFUSED';
+}
+
 export type AirtableClient = {
   upsert(table: string, records: Record<string, unknown>[], fieldsToMergeOn: string[]): Promise<UpsertResult>;
 };

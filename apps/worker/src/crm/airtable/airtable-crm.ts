@@ -15,7 +15,9 @@ export type AirtableSettings = {
   apiKey: string;
   baseId: string;
   endpointUrl: string;
-  /** Requests per second actually sent to the base, by all processes together. */
+  /** Airtable's published limit: requests per second per base. */
+  rateLimit: number;
+  /** Requests per second actually sent to the base, by all processes together (under `rateLimit`). */
   requestsPerSecond: number;
   /** Pause after a 429 that carries no Retry-After (Airtable's lock-out is 30 s). */
   lockoutMs: number;
@@ -60,6 +62,7 @@ export function createAirtableCrm({
   const limiter = createBaseRateLimiter({
     redis,
     baseId: settings.baseId,
+    limit: settings.rateLimit,
     requestsPerSecond: settings.requestsPerSecond,
   });
   const batcher = createUpsertBatcher({
@@ -70,6 +73,9 @@ export function createAirtableCrm({
     baseFault: watchBaseFault({ redis, baseId: settings.baseId, logger }),
     // Twice the request timeout: a request we gave up on may still land within about that long.
     guard: createMergeKeyGuard({ redis, queueName, leaseMs: 2 * settings.requestTimeoutMs }),
+    // A request may leave up to this long after its records were claimed and still end (its timeout)
+    // before their leases do.
+    maxClaimHoldMs: settings.requestTimeoutMs / 2,
     logger,
   });
   return {

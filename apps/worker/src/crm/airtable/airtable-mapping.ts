@@ -5,7 +5,14 @@ import * as v from 'valibot';
 import { acceptanceStamp, type DeliveredSubmission, isContactKind } from '../crm.ts';
 
 /** The mapping shipped with the worker; `AIRTABLE_MAPPING_FILE` points elsewhere. */
-export const DEFAULT_MAPPING_FILE = fileURLToPath(new URL('../../../airtable-mapping.json', import.meta.url));
+export const DEFAULT_MAPPING_FILE = fileURLToPath(
+  // From src/crm/airtable/ when run as TypeScript, from dist/ when bundled: apps/worker/airtable-mapping.json
+  // either way, whatever the working directory.
+  new URL(
+    import.meta.url.endsWith('.ts') ? '../../../airtable-mapping.json' : '../airtable-mapping.json',
+    import.meta.url,
+  ),
+);
 
 const fieldName = v.pipe(v.string(), v.trim(), v.minLength(1, 'an Airtable field name cannot be empty'));
 

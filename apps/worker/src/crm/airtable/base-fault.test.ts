@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, expect, inject, it } from 'vitest';
@@ -18,7 +19,7 @@ it('records a fault for readers, keeps when it began across probes, and clears i
     type: 'TABLE_NOT_FOUND',
     variable: expect.stringMatching(/AIRTABLE_BASE_ID/),
   });
-  await new Promise((r) => setTimeout(r, 5));
+  await sleep(5);
   await watch.met('Contacts', { status: 404, type: 'TABLE_NOT_FOUND', message: 'no table' }, 60_000);
   const again = await readAirtableBaseFault(redis, baseId);
   expect(again!.since).toBe(first!.since);

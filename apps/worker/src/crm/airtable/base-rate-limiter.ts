@@ -1,19 +1,38 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { airtableBaseKeys } from '@forms/schemas';
 import type { WorkerRedis } from '../../create-worker-redis.ts';
 
+/** Milliseconds the send-slot key outlives its slot, so an idle base leaves nothing behind for long. */
+const SLOT_TTL_MS = 60_000;
+
 /**
- * Reserves the next send slot of a base: slots are `interval` ms apart, shared through Redis by every
- * process, and never earlier than a pause set after a 429. Redis's clock is the only clock, so hosts with
- * skewed clocks still agree. Returns how long the caller must wait for its slot.
+ * TAKE (KEYS: next free slot, paused until; ARGV: interval ms, settle): 0 when a request may leave now,
+ * the next free slot then moving to now + interval; otherwise the ms until the base is free (its next slot,
+ * or the end of a pause). With settle = 1 (this process has just connected or reconnected: a Redis
+ * restarted from its append-only file may have lost the last second's slots) the last send is taken to be
+ * now, so the first request after an outage is spaced like any other. Redis's clock is the only clock, so
+ * hosts with skewed clocks still agree.
  */
-const RESERVE = `
+const TAKE = `
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
-local slot = math.max(now, tonumber(redis.call('GET', KEYS[1]) or 0), tonumber(redis.call('GET', KEYS[2]) or 0))
-local nextFree = slot + tonumber(ARGV[1])
-redis.call('SET', KEYS[1], nextFree, 'PX', nextFree - now + 60000)
-return slot - now
+local interval = tonumber(ARGV[1])
+local nextSlot = tonumber(redis.call('GET', KEYS[1]) or 0)
+if ARGV[2] == '1' and nextSlot < now + interval then
+  nextSlot = now + interval
+  redis.call('SET', KEYS[1], nextSlot, 'PX', interval + ${SLOT_TTL_MS})
+end
+local free = math.max(nextSlot, tonumber(redis.call('GET', KEYS[2]) or 0))
+if free > now then return free - now end
+redis.call('SET', KEYS[1], now + interval, 'PX', interval + ${SLOT_TTL_MS})
+return 0
+`;
+
+/** FREE_IN (same KEYS): the ms until the base is free, 0 if it is now; changes nothing. */
+const FREE_IN = `
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local free = math.max(tonumber(redis.call('GET', KEYS[1]) or 0), tonumber(redis.call('GET', KEYS[2]) or 0))
+return math.max(0, free - now)
 `;
 
 /** Pushes the base's pause end to now + ARGV[1] ms (never earlier than one already set); counts a 429 when ARGV[2] is 1. */
@@ -28,36 +47,49 @@ if ARGV[2] == '1' then redis.call('INCR', KEYS[2]) end
 return untilMs - now
 `;
 
-/**
- * At send time: 0 to go ahead, or the ms the base stays paused. Going ahead also moves the next free slot
- * to at least one interval after now: a sender that woke late (a busy event loop, a slow Redis answer)
- * then pushes the next slots back instead of leaving a short gap after it, which is what a jittery run
- * at exactly the limit would turn into a 429.
- */
-const CONFIRM = `
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
-local pausedMs = tonumber(redis.call('GET', KEYS[2]) or 0) - now
-if pausedMs > 0 then return pausedMs end
-local nextFree = now + tonumber(ARGV[1])
-if nextFree > tonumber(redis.call('GET', KEYS[1]) or 0) then
-  redis.call('SET', KEYS[1], nextFree, 'PX', tonumber(ARGV[1]) + 60000)
-end
-return 0
-`;
+/** A request may leave now, or not before `waitMs`. */
+export type Grant = { granted: true } | { granted: false; waitMs: number };
 
 export type BaseRateLimiter = {
-  /** Resolves when this process may send one request to the base. Rejects with the signal's reason. */
-  acquire(signal?: AbortSignal): Promise<void>;
+  /** How long until the base is free to take a request (0: now). Takes nothing: for choosing when to fill a request. */
+  freeInMs(): Promise<number>;
+  /**
+   * Takes the base's next send slot if it is free now. A grant is the send: the caller sends at once, with
+   * nothing awaited between. A grant whose answer came back later than the spacing can absorb (Redis
+   * was slow, partitioned, or restarted with the command queued) is spent and not given: the caller asks
+   * again, after one more interval.
+   */
+  take(): Promise<Grant>;
   /** After a 429 (counted) or a base fault (not counted): nobody sends to the base for `ms`. */
   pause(ms: number, reason?: 'rate-limited' | 'base-fault'): Promise<void>;
   /** 429s counted for this base by every process. */
   rateLimitedCount(): Promise<number>;
+  /** Grants spent unused because their answer came too late, in this process. */
+  staleGrants(): number;
 };
 
 /**
+ * The spacing of one base's requests, from Airtable's published limit (`limit` a second) and the rate we
+ * send at (`requestsPerSecond`, under it). `slackMs` is how far `limit` intervals exceed one second: the
+ * time by which requests may leave late and still never put `limit + 1` in any second at Airtable. Half
+ * of it bounds how late a grant's answer may come (`maxGrantLagMs`); the other half is left to the path
+ * to Airtable (event-loop delay before the write, network jitter). At 5/s less 10 %: 223 ms apart, 115 ms
+ * of slack, grants at most 57 ms late.
+ */
+export function sendSpacing({ limit, requestsPerSecond }: { limit: number; requestsPerSecond: number }) {
+  // Whole milliseconds, rounded up: the spacing may only err on the slow side.
+  const intervalMs = Math.ceil(1000 / requestsPerSecond);
+  const slackMs = Math.max(0, Math.ceil(limit) * intervalMs - 1000);
+  // A floor, so a margin set to nothing still lets grants through (and meets the 429s it asked for).
+  return { intervalMs, slackMs, maxGrantLagMs: Math.max(10, Math.floor(slackMs / 2)) };
+}
+
+/**
  * One rate limit per Airtable base, shared by every worker process: requests are spaced evenly at
- * `requestsPerSecond` (GCRA with no burst), so no window of a second ever holds more than that many.
+ * `requestsPerSecond` (GCRA with no burst), so no window of a second ever holds more than `limit`. A slot
+ * is taken only when a request is ready to leave, and a grant that arrives late is not used (see
+ * `take`), so a Redis outage or partition that holds up the callers' commands cannot release them all at
+ * once when it ends.
  *
  * Why not a library: rate-limiter-flexible's Redis store keeps whole-second windows (it floors durations
  * to seconds), and a fixed window lets 2×N requests through around its edge, which is exactly what earns
@@ -67,33 +99,46 @@ export type BaseRateLimiter = {
 export function createBaseRateLimiter({
   redis,
   baseId,
+  limit,
   requestsPerSecond,
   keyPrefix = 'airtable',
 }: {
   redis: WorkerRedis;
   baseId: string;
+  /** Airtable's published limit, requests a second per base. */
+  limit: number;
+  /** The rate requests are spaced at, under `limit`. */
   requestsPerSecond: number;
   keyPrefix?: string;
 }): BaseRateLimiter {
   // The one naming of a base's keys (ops reads them too); they share a hash slot, so the scripts also run
   // on Redis Cluster.
   const keys = airtableBaseKeys(baseId, keyPrefix);
-  // Whole milliseconds, rounded up: the spacing may only err on the slow side.
-  const intervalMs = Math.ceil(1000 / requestsPerSecond);
+  const { intervalMs, maxGrantLagMs } = sendSpacing({ limit, requestsPerSecond });
   const run = (script: string, keyList: string[], ...args: (string | number)[]) =>
     redis.eval(script, keyList.length, ...keyList, ...args) as Promise<number>;
+  // Every (re)connection may follow a restart that lost the last slots: the next take settles first.
+  let settle = true;
+  redis.on('ready', () => {
+    settle = true;
+  });
+  let stale = 0;
 
   return {
-    async acquire(signal) {
-      // Bounded: each turn either returns or has waited out a pause somebody set meanwhile.
-      for (let turn = 0; turn < 1000; turn++) {
-        const waitMs = Number(await run(RESERVE, [keys.nextSlot, keys.pausedUntil], intervalMs));
-        if (waitMs > 0) await sleep(waitMs, undefined, { signal });
-        // A 429 elsewhere while we waited puts our slot inside the pause: queue again.
-        const pausedMs = Number(await run(CONFIRM, [keys.nextSlot, keys.pausedUntil], intervalMs));
-        if (pausedMs <= 0) return;
+    async freeInMs() {
+      return Number(await run(FREE_IN, [keys.nextSlot, keys.pausedUntil]));
+    },
+    async take() {
+      const asked = performance.now();
+      const settling = settle;
+      const waitMs = Number(await run(TAKE, [keys.nextSlot, keys.pausedUntil], intervalMs, settling ? 1 : 0));
+      if (settling) settle = false;
+      if (waitMs > 0) return { granted: false, waitMs };
+      if (performance.now() - asked > maxGrantLagMs) {
+        stale++;
+        return { granted: false, waitMs: 0 };
       }
-      throw new Error('rate limiter: no slot after 1000 turns');
+      return { granted: true };
     },
     async pause(ms, reason = 'rate-limited') {
       const count429 = reason === 'rate-limited' ? 1 : 0;
@@ -102,5 +147,6 @@ export function createBaseRateLimiter({
     async rateLimitedCount() {
       return Number((await redis.get(keys.rateLimited)) ?? 0);
     },
+    staleGrants: () => stale,
   };
 }

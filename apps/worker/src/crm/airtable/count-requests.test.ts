@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AIRTABLE_REQUEST_BUCKET_MS, airtableBaseKeys } from '@forms/schemas';
 import { Redis } from 'ioredis';
 import { afterAll, expect, inject, it } from 'vitest';
@@ -11,8 +12,8 @@ afterAll(() => redis.disconnect());
 
 it('the rate limiter writes the keys `ops status` reads (airtableBaseKeys)', async () => {
   const baseId = `appKeys${Date.now()}`;
-  const limiter = createBaseRateLimiter({ redis, baseId, requestsPerSecond: 100 });
-  await limiter.acquire();
+  const limiter = createBaseRateLimiter({ redis, baseId, limit: 110, requestsPerSecond: 100 });
+  await limiter.take();
   await limiter.pause(5_000);
   const keys = airtableBaseKeys(baseId);
   expect(Number(await redis.get(keys.pausedUntil))).toBeGreaterThan(Date.now());
@@ -40,7 +41,7 @@ it('counts each request by status in the metrics and in the base’s Redis bucke
   expect(text).toContain('forms_crm_requests_total{crm="airtable",status="200",app="worker"} 1');
   expect(text).toContain('forms_crm_requests_total{crm="airtable",status="429",app="worker"} 1');
   expect(text).toContain('forms_crm_rate_limited_total{crm="airtable",app="worker"} 1');
-  await new Promise((r) => setTimeout(r, 50)); // the bucket write is not awaited by the request
+  await sleep(50); // the bucket write is not awaited by the request
   const keys = airtableBaseKeys(baseId);
   const bucket = Math.floor(Date.now() / AIRTABLE_REQUEST_BUCKET_MS);
   const counts = await redis.mget(keys.requests(bucket), keys.requests(bucket - 1));

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, expect, inject, it } from 'vitest';
 import { createMergeKeyGuard } from './merge-key-guard.ts';
@@ -33,6 +34,6 @@ it('leaves a lease to run out when it is not released (a request that may still 
   const write = { table: 'Signups', mergeValue: 'sub_x', fields: ['Email'] };
   expect((await guard.claim(guard.token(), [write]))[0]).toMatchObject({ busy: false });
   expect((await guard.claim(guard.token(), [write]))[0]).toMatchObject({ busy: true });
-  await new Promise((r) => setTimeout(r, 200));
+  await sleep(200);
   expect((await guard.claim(guard.token(), [write]))[0]).toMatchObject({ busy: false });
 });

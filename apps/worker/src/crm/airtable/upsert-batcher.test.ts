@@ -1,8 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentCrmError } from '../crm.ts';
 import { AirtableApiError, type AirtableClient } from './airtable-client.ts';
 import type { BaseRateLimiter } from './base-rate-limiter.ts';
+import type { MergeKeyGuard } from './merge-key-guard.ts';
 import { createUpsertBatcher, type UpsertBatcher } from './upsert-batcher.ts';
 
 const logger = pino({ level: 'silent' });
@@ -11,9 +13,11 @@ const write = (key: string) => ({ table: 'T', mergeOn: 'Key', mergeValue: key, f
 /** A limiter that grants at once and records pauses; the shared one is tested against Redis. */
 function freeLimiter(pauses: number[] = []): BaseRateLimiter {
   return {
-    acquire: async () => {},
+    freeInMs: async () => 0,
+    take: async () => ({ granted: true }),
     pause: async (ms) => void pauses.push(ms),
     rateLimitedCount: async () => pauses.length,
+    staleGrants: () => 0,
   };
 }
 
@@ -24,7 +28,7 @@ function scriptedClient(answer: (keys: string[], call: number) => Error | undefi
     async upsert(_table, records) {
       const keys = records.map((r) => String(r.Key));
       requests.push(keys);
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
       const err = answer(keys, requests.length);
       if (err) throw err;
       return {
@@ -47,7 +51,7 @@ describe('the upsert batcher', () => {
     const gate = new Promise<void>((r) => (release = r));
     batcher = createUpsertBatcher({
       client,
-      limiter: { ...freeLimiter(), acquire: () => gate },
+      limiter: { ...freeLimiter(), freeInMs: () => gate.then(() => 0) },
       lockoutMs: 1_000,
       logger,
     });
@@ -112,7 +116,7 @@ describe('the upsert batcher', () => {
     const gate = new Promise<void>((r) => (release = r));
     batcher = createUpsertBatcher({
       client,
-      limiter: { ...freeLimiter(), acquire: () => gate },
+      limiter: { ...freeLimiter(), freeInMs: () => gate.then(() => 0) },
       lockoutMs: 1_000,
       logger,
     });
@@ -122,5 +126,91 @@ describe('the upsert batcher', () => {
     release();
     await Promise.all([later, earlier, other]);
     expect(requests).toEqual([['same', 'other'], ['same']]);
+  });
+});
+
+/** A guard in memory: records in `held` are leased elsewhere; every release is recorded. */
+function memoryGuard(held: Set<string>) {
+  const released: string[][] = [];
+  const guard: MergeKeyGuard = {
+    token: () => 'token',
+    claim: async (_token, writes) =>
+      writes.map((w) =>
+        held.has(w.mergeValue) ? { busy: true, retryInMs: 50 } : { busy: false, covered: [], crmRecordId: undefined },
+      ),
+    applied: async () => {},
+    release: async (_token, writes) => void released.push(writes.map((w) => w.mergeValue)),
+  };
+  return { guard, released };
+}
+
+describe('the upsert batcher with leases', () => {
+  // The stall after failed requests: records leased by a request elsewhere were claimed after the slot was
+  // taken, so every slot went to records that could not go while fresh ones waited.
+  it('leased-records-spend-send-slots: takes a slot only for records it could claim', async () => {
+    const { client, requests } = scriptedClient(() => undefined);
+    const held = new Set(['h1', 'h2', 'h3']);
+    const { guard } = memoryGuard(held);
+    let takes = 0;
+    batcher = createUpsertBatcher({
+      client,
+      limiter: {
+        ...freeLimiter(),
+        take: async () => {
+          takes++;
+          return { granted: true };
+        },
+      },
+      guard,
+      lockoutMs: 1_000,
+      logger,
+      maxRecords: 3,
+    });
+    // The leased records are the oldest, so they are chosen first.
+    const leased = ['h1', 'h2', 'h3'].map((k) => batcher!.enqueue(write(k), '2026-01-01T00:00:00Z'));
+    const fresh = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((k) => batcher!.enqueue(write(k), '2026-01-01T00:00:05Z')),
+    );
+    expect(fresh).toHaveLength(4);
+    expect(takes).toBe(requests.length);
+    held.clear();
+    await Promise.all(leased);
+    expect(takes).toBe(requests.length);
+    expect(requests.flat().sort()).toEqual(['a', 'b', 'c', 'd', 'h1', 'h2', 'h3']);
+  });
+
+  it('releases the records of a request Airtable answered with a 5xx, and keeps those of one left unanswered', async () => {
+    let answer: Error = new AirtableApiError(503, 'SERVICE_UNAVAILABLE', 'down', undefined);
+    const { client } = scriptedClient(() => answer);
+    const { guard, released } = memoryGuard(new Set());
+    batcher = createUpsertBatcher({ client, limiter: freeLimiter(), guard, lockoutMs: 1_000, logger });
+    await expect(batcher.enqueue(write('a'), '2026-01-01T00:00:00Z')).rejects.toThrow('down');
+    expect(released).toEqual([['a']]);
+    answer = Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNRESET' } });
+    await expect(batcher.enqueue(write('b'), '2026-01-01T00:00:00Z')).rejects.toThrow('fetch failed');
+    answer = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+    await expect(batcher.enqueue(write('c'), '2026-01-01T00:00:00Z')).rejects.toThrow('timeout');
+    expect(released).toEqual([['a']]); // b and c may still land: their leases run out
+  });
+
+  it('waits for the slot while holding the leases only so long, then lets them go', async () => {
+    const { client, requests } = scriptedClient(() => undefined);
+    const { guard, released } = memoryGuard(new Set());
+    let turn = 0;
+    batcher = createUpsertBatcher({
+      client,
+      // A 429 elsewhere paused the base just as this request claimed its records, for 300 ms.
+      limiter: {
+        ...freeLimiter(),
+        take: async () => (turn++ === 0 ? { granted: false, waitMs: 300 } : { granted: true }),
+      },
+      guard,
+      lockoutMs: 1_000,
+      logger,
+      maxClaimHoldMs: 100,
+    });
+    expect(await batcher.enqueue(write('a'), '2026-01-01T00:00:00Z')).toEqual({ crmRecordId: 'rec_a' });
+    expect(released).toEqual([['a']]);
+    expect(requests).toEqual([['a']]);
   });
 });

@@ -1,32 +1,15 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { type DeliveryResult, PermanentCrmError } from '../crm.ts';
-import {
-  AIRTABLE_MAX_RECORDS_PER_REQUEST,
-  type AirtableApiError,
-  type AirtableClient,
-  classifyAirtableFailure,
-  type UpsertResult,
-} from './airtable-client.ts';
+import type { DeliveryResult } from '../crm.ts';
+import { AIRTABLE_MAX_RECORDS_PER_REQUEST, type AirtableClient } from './airtable-client.ts';
 import type { AirtableWrite } from './airtable-mapping.ts';
 import type { BaseFaultWatch } from './base-fault.ts';
-import type { BaseRateLimiter } from './base-rate-limiter.ts';
-import type { ClaimAnswer, GuardedWrite, MergeKeyGuard } from './merge-key-guard.ts';
+import type { BaseRateLimiter, Grant } from './base-rate-limiter.ts';
+import type { MergeKeyGuard } from './merge-key-guard.ts';
 import { type Batch, hasReadyWrite, mergeKey, nextDeferredAt, type PendingWrite, pickBatch } from './pick-batch.ts';
+import { type BatcherStats, createBatchSender, type Outgoing } from './send-batch.ts';
 
-export type BatcherStats = {
-  /** Requests sent, whatever their answer. */
-  requests: number;
-  /** Records Airtable confirmed. */
-  records: number;
-  /** 429 answers (each paused the base). */
-  rateLimited: number;
-  /** Requests refused for their content and split in two. */
-  splits: number;
-  /** 401, 403 and 404 answers (each paused the base until the next probe). */
-  baseFaults: number;
-  /** Writes not sent because newer writes had already set every field they carry (completed as no-ops). */
-  olderSkipped: number;
-};
+export type { BatcherStats } from './send-batch.ts';
 
 export type UpsertBatcher = {
   /** Resolves with Airtable's record id once a request carrying `write` succeeded. */
@@ -38,19 +21,11 @@ export type UpsertBatcher = {
 
 /**
  * Coalesces the `deliver` calls of concurrently running jobs into performUpsert requests of up to ten
- * records. One loop per process takes a slot from the base's shared rate limit, then fills the request
- * with whatever has queued meanwhile, so under load requests leave full and when idle a lone record leaves
- * at once: waiting for the slot is the only linger.
- *
- * Each job keeps its own outcome: a 429 puts the same batch back at the front and pauses the base (no job
- * spends an attempt), and so does a 401, 403 or 404 (for `faultProbeMs`, then the batch probes again); a 422 splits the batch until the bad record stands alone and fails permanently with
- * Airtable's message; a 5xx, timeout or network error fails the batch's jobs with a retryable error, for
- * BullMQ's backoff.
- *
- * With a `guard` (always, outside unit tests), each request first claims its records in Redis: a record
- * leased by a request elsewhere waits (its write is deferred), and a write for a record several
- * submissions share (a contact) leaves out the fields a newer write already set, or is skipped when
- * nothing is left. See `createMergeKeyGuard`.
+ * records: the scheduling half. One loop per process waits until the base's shared rate limit is free,
+ * fills a request with whatever has queued meanwhile, claims its records, and only then takes the send
+ * slot, sending at once: under load requests leave full, when idle a lone record leaves at once, and a
+ * slot is never spent on records that could not go (see `dispatch`). Each job keeps its own outcome; what
+ * an answer means for it is the sending half's (`createBatchSender`).
  */
 export function createUpsertBatcher({
   client,
@@ -62,6 +37,7 @@ export function createUpsertBatcher({
   logger,
   maxRecords = AIRTABLE_MAX_RECORDS_PER_REQUEST,
   maxWaitMs = 1_000,
+  maxClaimHoldMs = 5_000,
 }: {
   client: AirtableClient;
   limiter: BaseRateLimiter;
@@ -76,6 +52,8 @@ export function createUpsertBatcher({
   logger: Logger;
   maxRecords?: number;
   maxWaitMs?: number;
+  /** The longest a request holds its records' leases waiting for a send slot (well inside a lease's life). */
+  maxClaimHoldMs?: number;
 }): UpsertBatcher {
   const queues = new Map<string, PendingWrite[]>();
   /** Batches to send again as they are, before anything new: after a 429, and the halves of a split. */
@@ -85,6 +63,17 @@ export function createUpsertBatcher({
   const inFlight = new Set<Promise<void>>();
   const stats: BatcherStats = { requests: 0, records: 0, rateLimited: 0, splits: 0, baseFaults: 0, olderSkipped: 0 };
   const stopping = new AbortController();
+  const sender = createBatchSender({
+    client,
+    limiter,
+    lockoutMs,
+    faultProbeMs,
+    baseFault,
+    guard,
+    logger,
+    stats,
+    line: { resendFirst: (...batches) => resend.unshift(...batches), defer, settle },
+  });
   let wake: (() => void) | undefined;
   const notify = () => {
     const w = wake;
@@ -111,78 +100,79 @@ export function createUpsertBatcher({
         continue;
       }
       try {
-        await limiter.acquire(stopping.signal);
+        // Choose the records only when the base is free: the request carries whatever queued meanwhile.
+        const freeInMs = await limiter.freeInMs();
+        if (freeInMs > 0) {
+          await sleep(freeInMs, undefined, { signal: stopping.signal });
+          continue;
+        }
       } catch (err) {
         if (stopping.signal.aborted) break;
-        logger.error({ err }, 'airtable rate limiter failed; retrying in 1 s');
-        await new Promise((r) => setTimeout(r, 1_000));
+        logger.error({ err: (err as Error).message }, 'airtable rate limiter failed; retrying in 1 s');
+        await sleep(1_000, undefined, { signal: stopping.signal }).catch(() => {});
         continue;
       }
       const batch = resend.shift() ?? pickBatch(queues, busy, { now: Date.now(), maxRecords, maxWaitMs });
       if (!batch) continue;
       for (const w of batch.writes) busy.add(mergeKey(w.write));
-      const request = dispatch(batch).finally(() => {
-        inFlight.delete(request);
-        notify();
-      });
-      inFlight.add(request);
+      await dispatch(batch);
     }
   }
 
+  /**
+   * Claims the batch's records, takes a send slot for those it may send, and sends them: resolves once
+   * the request has left (its answer is handled in the background) or its records are back in line.
+   * Records leased by a request elsewhere are put back before any slot is taken, so they never spend one.
+   */
   async function dispatch(batch: Batch) {
     const token = guard?.token() ?? '';
-    const outgoing = guard
-      ? await claim(batch, guard, token)
-      : batch.writes.map((pending) => ({ pending, fields: pending.write.fields }));
-    if (outgoing.length > 0) await send({ ...batch, writes: outgoing.map((o) => o.pending) }, outgoing, token);
+    const outgoing = await sender.claim(batch, token);
+    if (outgoing.length === 0) return;
+    if (!(await granted(outgoing, token))) return;
+    // Nothing is awaited between the grant and the request leaving: the grant is the send.
+    const request = sender.send({ ...batch, writes: outgoing.map((o) => o.pending) }, outgoing, token).finally(() => {
+      inFlight.delete(request);
+      notify();
+    });
+    inFlight.add(request);
   }
 
-  /** Takes the batch's records in Redis: what may go now, with the fields to send; defers or skips the rest. */
-  async function claim(batch: Batch, guard: MergeKeyGuard, token: string): Promise<Outgoing[]> {
-    let answers: ClaimAnswer[];
-    try {
-      answers = await guard.claim(
-        token,
-        batch.writes.map((p) => guarded(p.write)),
-      );
-    } catch (err) {
-      logger.error({ err: (err as Error).message }, 'airtable: could not claim records in Redis; retrying in 1 s');
-      for (const pending of batch.writes) defer(pending, 1_000);
-      return [];
-    }
-    const outgoing: Outgoing[] = [];
-    const skipped: PendingWrite[] = [];
-    for (const [i, pending] of batch.writes.entries()) {
-      const answer = answers[i]!;
-      if (answer.busy) {
-        // Looked at again soon, not at the lease's end: a lease usually ends early, released by the
-        // answer. Each look may cost a send slot, so not too soon.
-        defer(pending, Math.min(answer.retryInMs, DEFER_POLL_MS));
-        continue;
+  /**
+   * Waits for a send slot while holding the records' leases, for at most `maxClaimHoldMs`: a longer wait
+   * (a 429 met elsewhere paused the base) lets the leases go and puts the records back in line for when
+   * the base is free, so a lease never runs out under a request still to leave.
+   */
+  async function granted(outgoing: Outgoing[], token: string): Promise<boolean> {
+    const claimedAt = Date.now();
+    const giveBack = async (waitMs: number) => {
+      await sender.release(token, outgoing);
+      for (const o of outgoing) defer(o.pending, waitMs);
+    };
+    // Bounded: each turn waits at least one answer from Redis, and the hold is bounded in time.
+    for (let turn = 0; turn < 10_000; turn++) {
+      let grant: Grant;
+      try {
+        grant = await limiter.take();
+      } catch (err) {
+        if (!stopping.signal.aborted)
+          logger.error({ err: (err as Error).message }, 'airtable rate limiter failed; retrying in 1 s');
+        await giveBack(1_000);
+        return false;
       }
-      const fields = withoutCovered(pending.write, answer.covered);
-      const crmRecordId = answer.crmRecordId;
-      if (fields === undefined && crmRecordId) {
-        skipped.push(pending);
-        settle(pending, () => pending.resolve({ crmRecordId }));
-        continue;
+      if (grant.granted && !stopping.signal.aborted) return true;
+      if (grant.granted || stopping.signal.aborted || Date.now() + grant.waitMs - claimedAt > maxClaimHoldMs) {
+        await giveBack(grant.granted ? 0 : grant.waitMs);
+        return false;
       }
-      outgoing.push({ pending, fields: fields ?? pending.write.fields });
+      try {
+        await sleep(grant.waitMs, undefined, { signal: stopping.signal });
+      } catch {
+        await giveBack(0);
+        return false;
+      }
     }
-    if (skipped.length > 0) {
-      stats.olderSkipped += skipped.length;
-      logger.info(
-        { table: batch.table, writes: skipped.length },
-        'airtable: older writes skipped, newer ones already set every field they carry',
-      );
-      await guard
-        .release(
-          token,
-          skipped.map((p) => guarded(p.write)),
-        )
-        .catch(() => {}); // else the lease runs out
-    }
-    return outgoing;
+    await giveBack(0);
+    return false;
   }
 
   /** Back in line, not before `ms` from now: its record is leased by a request elsewhere. */
@@ -192,97 +182,6 @@ export function createUpsertBatcher({
     const queue = queues.get(pending.write.table) ?? [];
     queue.push(pending);
     queues.set(pending.write.table, queue);
-  }
-
-  async function send(batch: Batch, outgoing: Outgoing[], token: string) {
-    stats.requests++;
-    let result: UpsertResult;
-    try {
-      result = await client.upsert(
-        batch.table,
-        outgoing.map((o) => o.fields),
-        [batch.mergeOn],
-      );
-    } catch (err) {
-      return failed(batch, outgoing, token, err as Error);
-    }
-    stats.records += batch.writes.length;
-    await baseFault?.cleared(batch.table);
-    const ids = batch.writes.map((_, i) => recordIdFor(result, batch, i));
-    if (guard) {
-      const confirmed = outgoing.flatMap((o, i) =>
-        ids[i] ? [{ ...guarded(o.pending.write, o.fields), crmRecordId: ids[i] }] : [],
-      );
-      try {
-        await guard.applied(token, confirmed);
-      } catch (err) {
-        // Unrecorded, a newer write's fields could later be overwritten by an older one: retry these jobs,
-        // which writes the same values again and records them.
-        logger.error({ err: (err as Error).message }, 'airtable: could not record applied writes in Redis');
-        const retry = new Error('the write landed but its order could not be recorded in Redis; retrying');
-        for (const pending of batch.writes) settle(pending, () => pending.reject(retry));
-        return;
-      }
-    }
-    batch.writes.forEach((pending, i) => {
-      const id = ids[i];
-      if (id) settle(pending, () => pending.resolve({ crmRecordId: id }));
-      // The merge field's name only: its value is an email for contacts.
-      else
-        settle(pending, () => pending.reject(new Error(`Airtable's answer has no record for this ${batch.mergeOn}`)));
-    });
-  }
-
-  async function failed(batch: Batch, outgoing: Outgoing[], token: string, err: Error) {
-    const action = classifyAirtableFailure(err);
-    // Every answer but a retryable one shows the request applied nothing: its records are free again. After
-    // a retryable one (a 5xx, a timeout) the request may still land, so its leases are left to run out.
-    if (action !== 'retryable')
-      await guard
-        ?.release(
-          token,
-          outgoing.map((o) => guarded(o.pending.write)),
-        )
-        .catch(() => {});
-    if (action === 'rate-limited') {
-      stats.rateLimited++;
-      const pauseMs = (err as AirtableApiError).retryAfterMs ?? lockoutMs;
-      logger.warn({ table: batch.table, records: batch.writes.length, pauseMs }, 'airtable 429: pausing the base');
-      try {
-        await limiter.pause(pauseMs);
-      } catch (pauseErr) {
-        logger.error({ err: pauseErr }, 'airtable: could not record the pause in Redis');
-      }
-      // Back in line only once the pause is in Redis, so the loop cannot resend it into the lock-out.
-      resend.unshift(batch);
-      return;
-    }
-    if (action === 'base-fault') {
-      // Every record would meet the same refusal: keep them all (no attempt spent) and probe with this batch.
-      stats.baseFaults++;
-      const { status, type, message } = err as AirtableApiError;
-      // The state outlives a few missed probes only, so a fleet that stopped leaves no stale fault.
-      await baseFault?.met(batch.table, { status, type, message }, 3 * faultProbeMs);
-      try {
-        await limiter.pause(faultProbeMs, 'base-fault');
-      } catch (pauseErr) {
-        logger.error({ err: pauseErr }, 'airtable: could not record the pause in Redis');
-      }
-      resend.unshift(batch);
-      return;
-    }
-    if (action === 'split' && batch.writes.length > 1) {
-      stats.splits++;
-      const half = Math.ceil(batch.writes.length / 2);
-      logger.info(
-        { table: batch.table, records: batch.writes.length, err: err.message },
-        'airtable refused a batch; splitting it',
-      );
-      resend.unshift({ ...batch, writes: batch.writes.slice(0, half) }, { ...batch, writes: batch.writes.slice(half) });
-      return;
-    }
-    const failure = action === 'retryable' ? err : new PermanentCrmError(err.message);
-    for (const pending of batch.writes) settle(pending, () => pending.reject(failure));
   }
 
   function settle(pending: PendingWrite, outcome: () => void) {
@@ -315,43 +214,4 @@ export function createUpsertBatcher({
       queues.clear();
     },
   };
-}
-
-/** The longest a write waits for a record leased elsewhere before it looks again. */
-const DEFER_POLL_MS = 100;
-
-/** One record of a request: its pending job, and the fields it sends (a newer write's fields left out). */
-type Outgoing = { pending: PendingWrite; fields: Record<string, unknown> };
-
-/** A write as the guard keys and orders it; `fields` defaults to all it carries. */
-function guarded(write: AirtableWrite, fields: Record<string, unknown> = write.fields): GuardedWrite {
-  return {
-    table: write.table,
-    mergeValue: write.mergeValue,
-    stamp: write.newerWins?.stamp,
-    fields: Object.keys(fields).filter((f) => f !== write.mergeOn),
-  };
-}
-
-/**
- * The write's fields less those a newer write already set; undefined when none but the merge field is left.
- * This is the rule "newer wins per field, an older write only fills what no newer one set", as the
- * Postgres driver applies it: contact updates are partial, so an older write can still carry a field
- * (a message, say) that no newer one has.
- */
-function withoutCovered(write: AirtableWrite, covered: string[]): Record<string, unknown> | undefined {
-  if (covered.length === 0) return write.fields;
-  const skip = new Set(covered);
-  const fields = Object.fromEntries(Object.entries(write.fields).filter(([name]) => !skip.has(name)));
-  return Object.keys(fields).some((name) => name !== write.mergeOn) ? fields : undefined;
-}
-
-/** Airtable answers records in request order; the merge value confirms it, and finds a record if not. */
-function recordIdFor(result: UpsertResult, batch: Batch, i: number): string | undefined {
-  const want = batch.writes[i]!.write.mergeValue;
-  const same = (r: UpsertResult['records'][number] | undefined) =>
-    r !== undefined && String(r.fields?.[batch.mergeOn] ?? '') === want;
-  const atIndex = result.records?.[i];
-  if (same(atIndex)) return atIndex!.id;
-  return result.records?.find(same)?.id ?? (result.records?.length === batch.writes.length ? atIndex?.id : undefined);
 }

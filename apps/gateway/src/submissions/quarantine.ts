@@ -1,0 +1,68 @@
+import { type JobPayload, opsKeys, type RedisSettings } from '@forms/schemas';
+import type { Cluster, Redis } from 'ioredis';
+import { withRedisDeadline } from '../redis-deadline.ts';
+import { writeAtEndOfTurn } from './queue.ts';
+
+// One script, one round trip, atomic: keep the payload under its submission id (the first time kept if a
+// retry with the same Idempotency-Key quarantines it again), then bound the set: entries older than the
+// age limit go, then the oldest past the count limit, at most 100 of each per call so one call stays
+// short (each call adds one, so the bound holds). Both keys get the age limit as their TTL, renewed on
+// every add: a quarantine nobody feeds disappears on its own.
+// KEYS: [index zset][data hash]. ARGV: id, payload, now ms, max age ms, max count.
+const QUARANTINE_SCRIPT = `
+local index, data = KEYS[1], KEYS[2]
+local id, now, age, max = ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+if redis.call('ZADD', index, 'NX', now, id) == 1 then redis.call('HSET', data, id, ARGV[2]) end
+local expired = redis.call('ZRANGEBYSCORE', index, '-inf', now - age, 'LIMIT', 0, 100)
+if #expired > 0 then
+  redis.call('ZREM', index, unpack(expired))
+  redis.call('HDEL', data, unpack(expired))
+end
+local over = redis.call('ZCARD', index) - max
+if over > 0 then
+  local oldest = redis.call('ZRANGE', index, 0, math.min(over, 100) - 1)
+  redis.call('ZREM', index, unpack(oldest))
+  redis.call('HDEL', data, unpack(oldest))
+end
+redis.call('PEXPIRE', index, age)
+redis.call('PEXPIRE', data, age)
+return 1
+`;
+
+type QuarantiningRedis = (Redis | Cluster) & {
+  quarantineSubmission(numKeys: number, ...args: string[]): Promise<number>;
+};
+
+export type Quarantine = (payload: JobPayload) => Promise<void>;
+
+/**
+ * Keeps a honeypotted submission, exactly as it would have been queued, for `ops spam` to list, release
+ * or purge: bounded by age (`QUARANTINE_DAYS`) and count (`QUARANTINE_MAX`). Resolves once Redis holds it,
+ * like an add.
+ */
+export function createQuarantine(
+  redis: Redis | Cluster,
+  settings: Pick<RedisSettings, 'prefix'>,
+  queueName: string,
+  { maxAgeMs, maxCount, timeoutMs }: { maxAgeMs: number; maxCount: number; timeoutMs: number },
+): Quarantine {
+  const keys = opsKeys(settings, queueName);
+  if (!('quarantineSubmission' in redis)) redis.defineCommand('quarantineSubmission', { lua: QUARANTINE_SCRIPT });
+  const scripted = redis as QuarantiningRedis;
+  return async function quarantine(payload) {
+    writeAtEndOfTurn(redis);
+    await withRedisDeadline(
+      scripted.quarantineSubmission(
+        2,
+        keys.spamIndex,
+        keys.spamData,
+        payload.submissionId,
+        JSON.stringify(payload),
+        String(Date.now()),
+        String(maxAgeMs),
+        String(maxCount),
+      ),
+      timeoutMs,
+    );
+  };
+}

@@ -1,0 +1,180 @@
+import { maskPii } from '@forms/observability';
+import { JOB_OPTIONS, type JobPayload, jobNameFor } from '@forms/schemas';
+import {
+  auditAction,
+  type CliContext,
+  Command,
+  jsonOption,
+  positiveInt,
+  print,
+  printJson,
+  UsageError,
+  withQueue,
+} from '../cli-context.ts';
+import { formatAge } from '../failed-job-row.ts';
+import type { OpenQueue } from '../open-queue.ts';
+
+const PAGE = 500;
+
+/**
+ * `ops spam list|show|release|purge`: the quarantine of honeypotted submissions (kept by the gateway under
+ * their own submission ids, exactly as they would have been queued). Release queues one under its own id,
+ * so releasing twice delivers once; release and purge are audited.
+ */
+export function spamCommand(ctx: CliContext): Command {
+  const spam = new Command('spam').description(
+    'the quarantine of submissions that filled the honeypot field: list, show, release (deliver), purge',
+  );
+  const sub = (command: Command) =>
+    spam.addCommand(
+      command
+        .exitOverride()
+        .configureOutput({ writeOut: (t) => ctx.stdout.write(t), writeErr: (t) => ctx.stderr.write(t) }),
+    );
+
+  sub(
+    new Command('list')
+      .description('quarantined submissions, newest first: id, kind, age (no personal data)')
+      .option('--limit <n>', 'list at most this many', positiveInt, 1000)
+      .addOption(jsonOption())
+      .action(async (options: { json?: boolean; limit: number }) => {
+        const now = ctx.now();
+        const { count, rows } = await withQueue(ctx, async (open) => {
+          const { spamIndex } = ctx.config().keys;
+          const total = await open.redis.zcard(spamIndex);
+          const entries = await open.redis.zrevrange(spamIndex, 0, options.limit - 1, 'WITHSCORES');
+          const ids = entries.filter((_, i) => i % 2 === 0);
+          const payloads = await readPayloads(ctx, open, ids);
+          return {
+            count: total,
+            rows: ids.map((id, i) => ({
+              id,
+              kind: payloads.get(id)?.kind,
+              acceptedAt: payloads.get(id)?.acceptedAt,
+              quarantinedAt: new Date(Number(entries[i * 2 + 1])).toISOString(),
+              ageSeconds: Math.round((now - Number(entries[i * 2 + 1])) / 1000),
+            })),
+          };
+        });
+        if (options.json) return printJson(ctx, { count, listed: rows.length, submissions: rows });
+        if (count === 0) return print(ctx, 'the quarantine is empty');
+        for (const r of rows)
+          print(ctx, `${r.id}  ${(r.kind ?? '?').padEnd(17)}  ${formatAge(r.ageSeconds).padStart(6)}`);
+        if (rows.length < count) print(ctx, `… ${count - rows.length} more (raise --limit to list them)`);
+      }),
+  );
+
+  sub(
+    new Command('show')
+      .description('one quarantined submission, its personal fields masked unless --reveal')
+      .argument('<id>', 'a submission id (sub_…) from `spam list`')
+      .option('--reveal', 'show email, phone and names unmasked (mind who is watching)')
+      .addOption(jsonOption())
+      .action(async (id: string, options: { json?: boolean; reveal?: boolean }) => {
+        const payload = await withQueue(ctx, async (open) => (await readPayloads(ctx, open, [id])).get(id));
+        if (!payload) {
+          process.exitCode = 1;
+          if (options.json) return printJson(ctx, { id, found: false });
+          return print(ctx, `no quarantined submission ${id}`);
+        }
+        const shown = { ...payload, data: options.reveal ? payload.data : maskPii(payload.data) };
+        if (options.json) return printJson(ctx, { id, found: true, submission: shown });
+        print(ctx, `${id}  ${payload.kind}  accepted ${payload.acceptedAt}  recordId ${payload.recordId}`);
+        print(ctx, `  payload${options.reveal ? '' : ' (masked; --reveal to unmask)'}:`);
+        print(ctx, JSON.stringify(shown.data, null, 2).replace(/^/gm, '    '));
+      }),
+  );
+
+  sub(
+    new Command('release')
+      .description('queue quarantined submissions for the CRM under their own ids (twice is harmless)')
+      .argument('<ids...>', 'submission ids from `spam list`')
+      .addOption(jsonOption())
+      .action(async (ids: string[], options: { json?: boolean }) => {
+        const result = await withQueue(ctx, async (open) => {
+          const { spamIndex, spamData } = ctx.config().keys;
+          const payloads = await readPayloads(ctx, open, ids);
+          const found = ids.filter((id) => payloads.has(id));
+          const missing = ids.filter((id) => !payloads.has(id));
+          const audit = await auditAction(ctx, open, { action: 'spam release', filter: { ids }, jobIds: found });
+          const released: string[] = [];
+          try {
+            for (const id of found) {
+              const payload = payloads.get(id)!;
+              // The job id is the submission id: a second release (or one racing this) adds nothing.
+              await open.queue.add(jobNameFor(payload.kind), payload, { ...JOB_OPTIONS, jobId: payload.submissionId });
+              // Out of the quarantine only once the queue holds it: a crash between leaves it to release again.
+              await open.redis.multi().zrem(spamIndex, id).hdel(spamData, id).exec();
+              released.push(id);
+            }
+          } catch (err) {
+            await audit.complete({
+              outcome: 'failed',
+              count: released.length,
+              detail: { error: (err as Error).message },
+            });
+            throw err;
+          }
+          await audit.complete({ outcome: 'ok', count: released.length, detail: { missing: missing.length } });
+          return { released, missing };
+        });
+        if (result.missing.length > 0) process.exitCode = 1;
+        if (options.json)
+          return printJson(ctx, { released: result.released.length, missing: result.missing.length, ids: result });
+        print(ctx, `released ${result.released.length}, missing ${result.missing.length}`);
+        for (const id of result.missing) print(ctx, `  missing ${id}: not in the quarantine (released or purged?)`);
+      }),
+  );
+
+  sub(
+    new Command('purge')
+      .description('drop quarantined submissions for good (--yes required)')
+      .argument('[ids...]', 'submission ids from `spam list`')
+      .option('--all', 'every quarantined submission')
+      .option('--yes', 'really drop them')
+      .addOption(jsonOption())
+      .action(async (ids: string[], options: { json?: boolean; all?: boolean; yes?: boolean }) => {
+        if (ids.length > 0 === Boolean(options.all)) throw new UsageError('give ids or --all (one of them)');
+        if (!options.yes) throw new UsageError('spam purge drops submissions for good: add --yes');
+        const removed = await withQueue(ctx, async (open) => {
+          const { spamIndex, spamData } = ctx.config().keys;
+          const targets = options.all ? await open.redis.zrange(spamIndex, '0', '-1') : ids;
+          const audit = await auditAction(ctx, open, {
+            action: 'spam purge',
+            filter: options.all ? { all: true } : { ids },
+            jobIds: targets,
+          });
+          let count = 0;
+          for (let i = 0; i < targets.length; i += PAGE) {
+            const page = targets.slice(i, i + PAGE);
+            const [[, gone] = []] =
+              (await open.redis
+                .multi()
+                .zrem(spamIndex, ...page)
+                .hdel(spamData, ...page)
+                .exec()) ?? [];
+            count += Number(gone ?? 0);
+          }
+          await audit.complete({ outcome: 'ok', count });
+          return count;
+        });
+        if (options.json) return printJson(ctx, { removed });
+        print(ctx, `removed ${removed}`);
+      }),
+  );
+  return spam;
+}
+
+/** The quarantined payloads of `ids` that are still there (HMGET a page at a time). */
+async function readPayloads(ctx: CliContext, { redis }: OpenQueue, ids: string[]): Promise<Map<string, JobPayload>> {
+  const found = new Map<string, JobPayload>();
+  for (let i = 0; i < ids.length; i += PAGE) {
+    const page = ids.slice(i, i + PAGE);
+    if (page.length === 0) continue;
+    const values = await redis.hmget(ctx.config().keys.spamData, ...page);
+    page.forEach((id, j) => {
+      if (values[j]) found.set(id, JSON.parse(values[j]!) as JobPayload);
+    });
+  }
+  return found;
+}

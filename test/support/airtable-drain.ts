@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue } from 'bullmq';
+import { expect } from 'vitest';
+import type { FakeAirtable } from './airtable-server.ts';
+import { acknowledgedIds, sendCreatorsUnderLoad } from './load.ts';
+import { longestGap, mostInAnyWindow } from './request-timeline.ts';
+import { startTestGateway } from './test-gateway.ts';
+import { eventually } from './wait.ts';
+
+/**
+ * A backlog of `total` creator-signups acknowledged by a gateway on `redisUrl` (its queue is returned), for
+ * a drain into the local Airtable server. The gateway is stopped once they are in: the faults that follow
+ * are the worker's.
+ */
+export async function acknowledgedBacklog(redisUrl: string, total: number) {
+  // All load comes from 127.0.0.1, one client: the per-client limit is for the open internet, not this test.
+  const gateway = await startTestGateway(redisUrl, { RATE_LIMIT_REQUESTS: '0' }, { keepQueue: true });
+  try {
+    const sent = await sendCreatorsUnderLoad(() => gateway.url, {
+      lanes: 20,
+      max: total,
+      until: () => false,
+      tag: `drain-${randomUUID()}`,
+    });
+    const acknowledged = acknowledgedIds(sent);
+    expect(acknowledged.size).toBe(total);
+    return { acknowledged, queueName: gateway.queueName };
+  } finally {
+    await gateway.stop();
+  }
+}
+
+/**
+ * Sends creator-signups at a steady `perSecond` for `durationMs` (bounded: one a tick, a fixed count), as
+ * a site's traffic during a launch would, and returns the submission ids acknowledged with 200.
+ */
+export async function submitAtRate(
+  url: string,
+  { perSecond, durationMs }: { perSecond: number; durationMs: number },
+): Promise<Set<string>> {
+  const tag = `steady-${randomUUID()}`;
+  const total = Math.round((perSecond * durationMs) / 1000);
+  const started = performance.now();
+  const answers: Promise<string | undefined>[] = [];
+  for (let i = 0; i < total; i++) {
+    const waitMs = started + (i * 1000) / perSecond - performance.now();
+    if (waitMs > 0) await sleep(waitMs);
+    answers.push(
+      fetch(`${url}/api/creator-signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `${tag}-${i}@creators.example`, name: 'Creator' }),
+        signal: AbortSignal.timeout(10_000),
+      })
+        .then(async (res) => (res.status === 200 ? ((await res.json()) as { recordId: string }).recordId : undefined))
+        .catch(() => undefined),
+    );
+  }
+  const ids = await Promise.all(answers);
+  return new Set(ids.filter((id): id is string => id !== undefined));
+}
+
+/**
+ * Waits until every acknowledged submission is a record of `baseId`'s Creators table and the queue holds
+ * nothing left to do, then checks what the issue's harness checks: one record per submission, no 429,
+ * never more than `limit` requests in any sliding second, and no gap over `maxGapMs` between two requests
+ * while jobs waited, outside the `outages` (when nothing can be granted). Returns the figures for the log.
+ */
+export async function expectDrainedWithinTheLimit(
+  server: FakeAirtable,
+  {
+    baseId,
+    redisUrl,
+    queueName,
+    acknowledged,
+    outages,
+    limit = 5,
+    maxGapMs = 3_000,
+    timeoutMs = 90_000,
+  }: {
+    baseId: string;
+    redisUrl: string;
+    queueName: string;
+    acknowledged: Set<string>;
+    outages: { start: number; end: number }[];
+    limit?: number;
+    maxGapMs?: number;
+    timeoutMs?: number;
+  },
+) {
+  const queue = new Queue(queueName, { connection: { url: redisUrl } });
+  try {
+    await eventually(
+      async () => {
+        if (server.records(baseId, 'Creators').length < acknowledged.size) return false;
+        const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
+        return Object.values(c).every((n) => n === 0);
+      },
+      { timeoutMs, everyMs: 250 },
+    );
+    expect(await queue.getFailedCount()).toBe(0);
+  } finally {
+    await queue.close();
+  }
+  const ids = server.records(baseId, 'Creators').map((r) => String(r.fields['Submission ID']));
+  expect(ids.length).toBe(acknowledged.size); // no duplicates: one record per submission
+  expect(new Set(ids)).toEqual(acknowledged);
+
+  const times = server.stats.log.filter((r) => r.baseId === baseId).map((r) => r.at);
+  const figures = {
+    requests: times.length,
+    rateLimited: server.stats.rateLimited,
+    mostInOneSecond: mostInAnyWindow(times),
+    longestGap: longestGap(times, { from: times[0]!, to: times.at(-1)!, excluded: outages }),
+  };
+  expect(
+    {
+      rateLimited: figures.rateLimited,
+      overLimit: figures.mostInOneSecond > limit,
+      gapOverBound: figures.longestGap.ms >= maxGapMs,
+    },
+    JSON.stringify(figures),
+  ).toEqual({ rateLimited: 0, overLimit: false, gapOverBound: false });
+  return figures;
+}

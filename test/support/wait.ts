@@ -1,0 +1,31 @@
+/** The one way tests wait: a pause of their own, or a condition polled until it holds. */
+export { setTimeout as sleep } from 'node:timers/promises';
+
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Polls `check` until it returns true, at most `timeoutMs`; bounded by count and time. */
+export async function eventually(
+  check: () => Promise<boolean>,
+  { timeoutMs = 15_000, everyMs = 100 } = {},
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let i = 0; i < timeoutMs / everyMs + 1; i++) {
+    if (await check()) return;
+    if (Date.now() > deadline) break;
+    await sleep(everyMs);
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms`);
+}
+
+/**
+ * TEST_TIME_SCALE (default 1) shortens the long waits of the fault tests for a quick local run, keeping
+ * their ratios: outages, retry steps, timeouts and backlogs all scale together, so each test still means
+ * what it says. CI runs them at 1 (the full minute of `crm-down-for-a-minute`, once).
+ */
+export const TIME_SCALE = Number(process.env.TEST_TIME_SCALE ?? 1);
+if (!(TIME_SCALE > 0 && TIME_SCALE <= 1)) throw new Error('TEST_TIME_SCALE must be in (0, 1]');
+
+/** `value` (a duration in ms, or a count tied to one) at the run's time scale, rounded, never below `min`. */
+export function scaled(value: number, min = 1): number {
+  return Math.max(min, Math.round(value * TIME_SCALE));
+}
