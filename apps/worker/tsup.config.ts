@@ -5,6 +5,9 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: ['src/main.ts', 'src/healthcheck.ts'],
   format: ['esm'],
+  // Chunks for dynamic imports: main.ts loads the tracing SDK (only with an OTLP endpoint), then the app,
+  // each when it is imported; inlined, their imports would all be hoisted and loaded first.
+  splitting: true,
   target: 'node20',
   clean: true,
   noExternal: [/^@forms\//],

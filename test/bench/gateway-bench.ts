@@ -16,6 +16,11 @@ import { sleep } from '../support/wait.ts';
  * BENCH_AGAINST=<dir> adds another checkout's gateway (on /api/contact) to every round, for before/after.
  * BENCH_FLOOR=1 adds, to every round, a Koa server doing only the claim and the add (koa-floor-server.ts),
  * without and with auto-pipelining.
+ * Tracing: "ours" runs with tracing off (no OTLP endpoint, as by default); every round adds the same
+ * gateway with tracing on, sampling 100 % and 10 % (OTEL_TRACES_SAMPLER), exporting OTLP/HTTP protobuf to a
+ * collector stand-in in this process that reads and drops each export. Each is printed as a ratio of ours
+ * with tracing off, by 2xx/s and by CPU per 2xx. BENCH_TRACING=0 leaves them out. Off against the code
+ * before tracing existed: BENCH_AGAINST=<a checkout without it>.
  *
  * Traffic goes only to 127.0.0.1; every run is bounded (BENCH_SECONDS, default 10, plus 2 s of warm-up;
  * BENCH_ROUNDS, default 1, repeats the saturation runs).
@@ -26,6 +31,8 @@ import { sleep } from '../support/wait.ts';
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { freePort, startRedisServer } from '@forms/local-services';
 import autocannon from 'autocannon';
@@ -163,6 +170,9 @@ const gatewayEnv = (port: number) => ({
   LOG_LEVEL: 'warn',
   TRUST_PROXY: 'true',
   GATEWAY_PROCESSES: String(processes),
+  // Tracing off, whatever the shell says; the tracing rounds set their own.
+  OTEL_EXPORTER_OTLP_ENDPOINT: '',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
 });
 const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
 const gateway = await startProcess(
@@ -173,21 +183,64 @@ const gateway = await startProcess(
 
 const toBaseline = contactOnly.map((r) => ({ ...r, path: '/' }));
 
-/** A server run once per round after ours, reported as a ratio of the (one-process) baseline. */
-type Extra = { title: string; server: ChildProcess; url: string; requests: autocannon.Request[]; ratios: number[] };
+/**
+ * A server run once per round after ours, reported as a ratio of the (one-process) baseline; with
+ * `toOurs`, also as a ratio of ours on /api/contact (2xx/s and CPU per 2xx) in the same round.
+ */
+type Extra = {
+  title: string;
+  server: ChildProcess;
+  url: string;
+  requests: autocannon.Request[];
+  ratios: number[];
+  toOurs?: { ok: number[]; cpu: number[] };
+};
 const extras: Extra[] = [];
-async function addGateway(title: string, env: Record<string, string>, cwd = REPO_ROOT) {
+async function addGateway(title: string, env: Record<string, string>, cwd = REPO_ROOT, toOurs = false) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const server = await startProcess(['apps/gateway/src/main.ts'], { ...gatewayEnv(port), ...env }, healthy(url), cwd);
-  extras.push({ title, server, url, requests: contactOnly, ratios: [] });
+  extras.push({
+    title,
+    server,
+    url,
+    requests: contactOnly,
+    ratios: [],
+    ...(toOurs ? { toOurs: { ok: [], cpu: [] } } : {}),
+  });
 }
 // With more than one gateway process, the same gateway as one process, for what the processes add.
 if (processes > 1) await addGateway('ours, one process: POST /api/contact', { GATEWAY_PROCESSES: '1' });
 // BENCH_AGAINST=<another checkout, installed> adds its gateway on /api/contact to every round: a change
 // measured side by side with the code before it, in the same run (with the same GATEWAY_PROCESSES, which a
 // checkout from before that setting ignores).
-if (process.env.BENCH_AGAINST) await addGateway('against: POST /api/contact', {}, process.env.BENCH_AGAINST);
+if (process.env.BENCH_AGAINST) await addGateway('against: POST /api/contact', {}, process.env.BENCH_AGAINST, true);
+// Tracing on, at 100 % and at 10 %: the collector is a stand-in that takes each export and drops it (read
+// whole, answered 200, not decoded), so what is measured is the gateway's cost of making and sending spans.
+const collector = { requests: 0, bytes: 0 };
+const collectorServer = createServer((req, res) => {
+  collector.requests++;
+  req.on('data', (chunk: Buffer) => (collector.bytes += chunk.length));
+  req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+});
+if (process.env.BENCH_TRACING !== '0') {
+  collectorServer.listen(0, '127.0.0.1');
+  await once(collectorServer, 'listening');
+  const endpoint = `http://127.0.0.1:${(collectorServer.address() as AddressInfo).port}`;
+  const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' };
+  await addGateway(
+    'tracing on, 100 %: POST /api/contact',
+    { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_always_on' },
+    REPO_ROOT,
+    true,
+  );
+  await addGateway(
+    'tracing on, 10 %: POST /api/contact',
+    { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' },
+    REPO_ROOT,
+    true,
+  );
+}
 // BENCH_FLOOR=1 adds two Koa floor servers to every round (koa-floor-server.ts: Koa + claim + add, nothing
 // else, one process), without and with auto-pipelining: what keeping Koa and the claim leaves of the baseline.
 if (process.env.BENCH_FLOOR) {
@@ -232,6 +285,8 @@ for (let round = 1; round <= rounds; round++) {
     await flush();
     const row = await run(extra.title, extra.server, extra.url, extra.requests);
     extra.ratios.push(row.okPerSecond / base.okPerSecond);
+    extra.toOurs?.ok.push(row.okPerSecond / contact.okPerSecond);
+    extra.toOurs?.cpu.push(contact.cpuUs / row.cpuUs);
     rows.push(row);
   }
   rows.push(base, contact, mix, ...(many ? [many] : []));
@@ -284,6 +339,17 @@ for (const extra of extras) {
   console.log(`${extra.title} ÷ baseline 2xx/s, median of ${rounds}: ${median(extra.ratios).toFixed(2)}`);
   await stopProcess(extra.server);
 }
+for (const { title, toOurs } of extras) {
+  if (!toOurs) continue;
+  console.log(
+    `${title} ÷ ours with tracing off, median of ${rounds}: 2xx/s ${median(toOurs.ok).toFixed(2)}   by CPU per 2xx (off's ÷ this) ${median(toOurs.cpu).toFixed(2)}`,
+  );
+}
+if (collector.requests > 0)
+  console.log(
+    `collector stand-in: ${collector.requests} OTLP export requests, ${(collector.bytes / 1e6).toFixed(1)} MB`,
+  );
+collectorServer.close();
 // autocannon stops with up to `connections` requests in flight, enqueued but not counted as answered (and
 // the warm-up's jobs are there too); fewer jobs than 2xx answers would mean an acknowledged one was lost.
 const lost = Math.max(0, lastOk - queued);

@@ -1,4 +1,5 @@
 import type { ObjectStorage } from '@forms/object-storage';
+import { tracingStarted } from '@forms/observability';
 import { opsKeys } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import Koa from 'koa';
@@ -13,6 +14,7 @@ import { errorHandler } from './middleware/error-handler.ts';
 import { observeRequests } from './middleware/observe-requests.ts';
 import { publicCors } from './middleware/public-cors.ts';
 import { requestId } from './middleware/request-id.ts';
+import { traceRequests } from './middleware/trace-requests.ts';
 import { type AbuseCounters, createAbuseCounters, type ProducerRedis, submissionRoutes } from './submissions/index.ts';
 
 /**
@@ -45,6 +47,8 @@ export function createApp(deps: GatewayDeps): Koa {
   // Koa takes the leftmost X-Forwarded-For address unless told how many hops to read from the right; a
   // client writing its own first hop then escaped the per-client limit behind our nginx.
   const app = new Koa({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
+  // Mounted only with tracing on: off, not even a middleware's call per request.
+  if (tracingStarted()) app.use(traceRequests());
   app.use(requestId());
   app.use(observeRequests({ metrics, logger }));
   app.use(publicCors());

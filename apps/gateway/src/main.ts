@@ -1,21 +1,7 @@
-import cluster from 'node:cluster';
-import { createLogger } from '@forms/observability';
-import { stopOnSignals } from '@forms/runtime';
-import { loadConfig } from './config.ts';
-import { runGatewayProcesses } from './gateway-processes.ts';
-import { startGateway } from './start-gateway.ts';
+import { startTracing } from '@forms/observability';
 
-const config = loadConfig();
-const logger = createLogger({ level: config.logLevel, base: { app: 'gateway' } });
-// In-flight requests finish; new connections are refused.
-const deadlineMs = 10_000;
-if (config.processes > 1 && cluster.isPrimary) {
-  runGatewayProcesses({ count: config.processes, logger, deadlineMs });
-} else {
-  const gateway = await startGateway(config, logger).catch((err: Error) => {
-    logger.fatal(err.message);
-    process.exit(1);
-  });
-  logger.info(cluster.isWorker ? `gateway process ${process.pid} listening` : `gateway listening on ${gateway.url}`);
-  stopOnSignals({ logger, what: 'gateway', deadlineMs, stop: gateway.stop });
-}
+// Tracing starts before the gateway's modules load (the HTTP instrumentation must be in place before the
+// S3 client takes node:http); with no OTLP endpoint set it loads nothing.
+const tracing = await startTracing({ serviceName: 'forms-gateway' }, process.env);
+const { runGateway } = await import('./run-gateway.ts');
+await runGateway(tracing);

@@ -1,13 +1,25 @@
-import { loadConfig, type OpsConfig } from './config.ts';
-import { runOps } from './run-ops.ts';
+import { startTracing, withSpan } from '@forms/observability';
+
+// Tracing first, loaded only when an OTLP endpoint is set (see the gateway's main).
+const tracing = await startTracing({ serviceName: 'forms-ops' }, process.env);
+const { loadConfig } = await import('./config.ts');
+const { runOps } = await import('./run-ops.ts');
 
 // process.env is read here only, once, and only when a command needs it (so `--help` works anywhere).
-let config: OpsConfig | undefined;
-const code = await runOps(process.argv.slice(2), {
-  config: () => (config ??= loadConfig(process.env)),
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
-  now: Date.now,
+let config: import('./config.ts').OpsConfig | undefined;
+const argv = process.argv.slice(2);
+// The span is named after the command word only (lower-case letters); never after an argument.
+const command = /^[a-z]{1,16}$/.test(argv[0] ?? '') ? argv[0] : 'usage';
+const code = await withSpan(`ops ${command}`, {}, async (span) => {
+  const exit = await runOps(argv, {
+    config: () => (config ??= loadConfig(process.env)),
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    now: Date.now,
+  });
+  span.setAttributes({ 'process.exit.code': exit });
+  return exit;
 });
+await tracing.stop();
 process.exit(code);

@@ -1,14 +1,7 @@
-import { createLogger } from '@forms/observability';
-import { stopOnSignals } from '@forms/runtime';
-import { loadConfig } from './config.ts';
-import { startWorker } from './start-worker.ts';
+import { startTracing } from '@forms/observability';
 
-const config = loadConfig();
-const logger = createLogger({ level: config.logLevel, base: { app: 'worker' } });
-const worker = await startWorker(config, logger).catch((err: Error) => {
-  logger.fatal(err.message);
-  process.exit(1);
-});
-logger.info({ queue: config.queueName }, 'worker consuming');
-// Active jobs finish; past the deadline they are picked up again by the stalled check.
-stopOnSignals({ logger, what: 'worker', deadlineMs: config.shutdownTimeoutMs, stop: worker.stop });
+// Tracing starts before the worker's modules load (the HTTP instrumentation must be in place before the S3
+// client takes node:http); with no OTLP endpoint set it loads nothing. Only jobs start traces.
+const tracing = await startTracing({ serviceName: 'forms-worker' }, process.env);
+const { runWorker } = await import('./run-worker.ts');
+await runWorker(tracing);

@@ -1,4 +1,5 @@
 import type { ObjectStorage } from '@forms/object-storage';
+import { queueTelemetry } from '@forms/observability';
 import { retryDelay } from '@forms/schemas';
 import { Worker } from 'bullmq';
 import type { Logger } from 'pino';
@@ -47,6 +48,8 @@ export function createWorker({
         },
       ),
   };
+  // With tracing on, each attempt is a consumer span in the trace of the request that added the job.
+  const telemetry = queueTelemetry();
   const worker = new Worker(
     config.queueName,
     (job) => deliverSubmission(job, counted, { storage, urlTtlSeconds: config.cvUrlTtlSeconds, logger }),
@@ -58,6 +61,7 @@ export function createWorker({
       stalledInterval: config.lockDurationMs,
       maxStalledCount: 5,
       metrics: { maxDataPoints: METRICS_POINTS },
+      ...(telemetry ? { telemetry } : {}),
       settings: {
         backoffStrategy: (attemptsMade: number) =>
           retryDelay(attemptsMade, { baseDelayMs: config.retryBaseDelayMs, maxDelayMs: config.retryMaxDelayMs }),

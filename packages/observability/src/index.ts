@@ -1,7 +1,24 @@
-/** Shared by gateway, worker and the ops CLI: PII-free logging, masking for display, the admin token check. */
+/**
+ * Shared by gateway, worker and the ops CLI: PII-free logging, masking for display, the admin token check,
+ * and tracing (the SDK itself is loaded by `startTracing` only when an OTLP endpoint is set).
+ */
 export { createLogger, REDACT_PATHS } from './create-logger.ts';
 export { logSafeText } from './log-safe-text.ts';
 export { maskPii } from './mask-pii.ts';
 export { PERSONAL_FIELDS, SUBMISSION_CARRIERS } from './personal-fields.ts';
 export { scrubPii } from './scrub-pii.ts';
+export { startTracing, type Tracing, type TracingOptions } from './start-tracing.ts';
 export { tokenMatches } from './token-matches.ts';
+export { tracingEnabled } from './tracing-enabled.ts';
+export {
+  activeTraceLink,
+  annotateSpan,
+  jobTraceLink,
+  queueTelemetry,
+  type SpanAttributes,
+  type SpanHandle,
+  type TraceLink,
+  tracingStarted,
+  withServerSpan,
+  withSpan,
+} from './tracing-hooks.ts';

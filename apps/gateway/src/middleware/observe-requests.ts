@@ -1,3 +1,4 @@
+import { annotateSpan } from '@forms/observability';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../gateway-metrics.ts';
@@ -17,6 +18,8 @@ export function observeRequests({ metrics, logger }: { metrics: GatewayMetrics; 
       const seconds = (performance.now() - started) / 1000;
       metrics.requests.inc({ route, method: ctx.method, status: String(ctx.status) });
       metrics.requestDuration.observe({ route, method: ctx.method }, seconds);
+      // The request's server span (tracing on) is named by its route, and carries the request id.
+      annotateSpan({ 'http.route': route, 'request.id': ctx.state.requestId }, `${ctx.method} ${route}`);
       if (logger.isLevelEnabled('debug'))
         logger.debug(
           {

@@ -1,4 +1,5 @@
 import type { ObjectStorage } from '@forms/object-storage';
+import { annotateSpan, withSpan } from '@forms/observability';
 import {
   type CareersApplyRequestOutput,
   type JobData,
@@ -94,19 +95,21 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     : undefined;
   const claim =
     endpoint.contact || idempotency || rateLimit
-      ? await claimSubmission(
-          deps.redis,
-          deps.keys,
-          {
-            submissionId,
-            acceptedAt,
-            contact: endpoint.contact
-              ? { email, candidateId: newId('con'), ttlSeconds: config.contactIndexTtlSeconds }
-              : undefined,
-            idempotency,
-            rateLimit,
-          },
-          config.enqueueTimeoutMs,
+      ? await withSpan('submission.claim', {}, () =>
+          claimSubmission(
+            deps.redis,
+            deps.keys,
+            {
+              submissionId,
+              acceptedAt,
+              contact: endpoint.contact
+                ? { email, candidateId: newId('con'), ttlSeconds: config.contactIndexTtlSeconds }
+                : undefined,
+              idempotency,
+              rateLimit,
+            },
+            config.enqueueTimeoutMs,
+          ),
         )
       : undefined;
   let outcome: Outcome = { submissionId, recordId: submissionId, known: false, cvUploadFailed: false };
@@ -125,6 +128,7 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     acceptedAt = first.acceptedAt;
   }
 
+  annotateSpan({ 'submission.id': submissionId, 'submission.kind': endpoint.kind });
   const data: JobData =
     'careers' in parsed ? await careersJobData(deps, submissionId, parsed.careers, checkedCv) : parsed.other;
   outcome.cvUploadFailed = 'cvUploadFailed' in data && !!data.cvUploadFailed;

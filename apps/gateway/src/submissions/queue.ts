@@ -1,3 +1,4 @@
+import { queueTelemetry } from '@forms/observability';
 import {
   clusterNodeOptions,
   JOB_OPTIONS,
@@ -68,9 +69,13 @@ function holdUntilEndOfTurn({ stream }: Redis): void {
   setImmediate(() => stream.uncork());
 }
 
-/** `prefix` comes from RedisSettings: hash-tagged on a cluster, BullMQ's `bull` on a single Redis. */
+/**
+ * `prefix` comes from RedisSettings: hash-tagged on a cluster, BullMQ's `bull` on a single Redis. With
+ * tracing on, each add is a producer span (bullmq-otel) and the job carries its trace context to the worker.
+ */
 export function createSubmissionQueue(name: string, redis: ProducerRedis, prefix: string): Queue {
-  return new Queue(name, { connection: redis, prefix });
+  const telemetry = queueTelemetry();
+  return new Queue(name, { connection: redis, prefix, ...(telemetry ? { telemetry } : {}) });
 }
 
 export type Enqueue = <K extends SubmissionKind>(payload: JobPayload<K>) => Promise<void>;

@@ -1,3 +1,4 @@
+import { jobTraceLink, withSpan } from '@forms/observability';
 import { REPLAY_PRIORITY } from '@forms/schemas';
 import type { Job, Queue } from 'bullmq';
 import {
@@ -154,6 +155,13 @@ type Outcome =
 async function replayOne(queue: Queue, id: string): Promise<Outcome> {
   const job = await queue.getJob(id);
   if (!job) return { kind: 'missing' };
+  // The replayed attempt joins the submission's own trace (BullMQ keeps its context in the job); this
+  // span, in the ops run's trace, links to it.
+  const link = jobTraceLink(job.opts.telemetry?.metadata);
+  return withSpan('ops.replay', { links: [link], attributes: { 'submission.id': id } }, () => retryFailed(job));
+}
+
+async function retryFailed(job: Job): Promise<Outcome> {
   try {
     // Set while the job is still failed (BullMQ keeps it on the job), so the retry puts it straight among the
     // prioritized jobs: it is never in the fresh lane, even for a moment.

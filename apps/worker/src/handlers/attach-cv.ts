@@ -1,4 +1,5 @@
 import type { ObjectStorage } from '@forms/object-storage';
+import { withSpan } from '@forms/observability';
 import type { JobPayload } from '@forms/schemas';
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
@@ -20,7 +21,10 @@ export async function attachCv(job: Job, submission: JobPayload, deps: CvDeps): 
   const staged = submission.data.stagedCv;
   try {
     if (!deps.storage) throw new Error('A staged CV needs object storage, but S3_BUCKET is not set for the worker');
-    const key = await finaliseCv(deps.storage, submission.submissionId, staged);
+    const storage = deps.storage;
+    const key = await withSpan('cv.finalise', { attributes: { 'cv.bytes': staged.size } }, () =>
+      finaliseCv(storage, submission.submissionId, staged),
+    );
     const { url, expiresAt } = await presignCv(deps.storage, key, deps.urlTtlSeconds);
     return {
       ...submission,

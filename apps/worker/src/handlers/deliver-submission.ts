@@ -1,3 +1,4 @@
+import { annotateSpan, withSpan } from '@forms/observability';
 import { JOBS, type JobName } from '@forms/schemas';
 import { type Job, UnrecoverableError } from 'bullmq';
 import * as v from 'valibot';
@@ -10,17 +11,37 @@ import { attachCv, type CvDeps, dropStagedCv } from './attach-cv.ts';
  * thrown as is and retried on the backoff schedule.
  */
 export async function deliverSubmission(job: Job, crm: Crm, cvDeps: CvDeps): Promise<DeliveryResult> {
+  // The attempt's consumer span (tracing on) says which submission, which attempt, and how it ended.
+  const attempt = job.attemptsMade + 1;
+  annotateSpan({ 'submission.id': String(job.id), 'submission.kind': job.name, 'submission.attempt': attempt });
+  try {
+    const result = await deliver(job, crm, cvDeps);
+    annotateSpan({ 'submission.outcome': 'delivered' });
+    return result;
+  } catch (err) {
+    const final = err instanceof UnrecoverableError || attempt >= (job.opts.attempts ?? 1);
+    annotateSpan({ 'submission.outcome': final ? 'failed' : 'retrying' });
+    throw err;
+  }
+}
+
+async function deliver(job: Job, crm: Crm, cvDeps: CvDeps): Promise<DeliveryResult> {
   const schema = JOBS[job.name as JobName];
   if (!schema) throw new UnrecoverableError(`Unknown job name "${job.name}"`);
   const parsed = v.safeParse(schema, job.data);
   if (!parsed.success) {
     throw new UnrecoverableError(`Payload does not match ${job.name}: ${describeIssue(parsed.issues[0])}`);
   }
+  annotateSpan({ 'submission.kind': parsed.output.kind, 'request.id': parsed.output.requestId });
   // A careers CV is finalised in object storage before the CRM write, so the record links a stored file.
   const submission = await attachCv(job, parsed.output, cvDeps);
   let result: DeliveryResult;
   try {
-    result = await crm.deliver(submission);
+    result = await withSpan('crm.write', { kind: 'client', attributes: { 'crm.system': crm.name } }, async (span) => {
+      const written = await crm.deliver(submission);
+      span.setAttributes({ 'crm.record_id': written.crmRecordId });
+      return written;
+    });
   } catch (err) {
     if (err instanceof PermanentCrmError)
       throw new UnrecoverableError(`${crm.name} rejected the record: ${err.message}`);

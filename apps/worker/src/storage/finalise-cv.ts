@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { cvContentDisposition, cvMetadata, finalCvKey, isNotFound, type ObjectStorage } from '@forms/object-storage';
+import { withSpan } from '@forms/observability';
 import type { StagedCv } from '@forms/schemas';
 
 /** The staged CV is gone or damaged and no final copy exists: no retry can bring it back. */
@@ -39,17 +40,20 @@ export async function finaliseCv(storage: ObjectStorage, submissionId: string, s
     throw new CvLostError(`Staged CV ${staged.key} does not match its job (sha256 ${sha256}, ${bytes.length} bytes)`);
   }
 
-  await client.send(
-    new PutObjectCommand({
-      Bucket: bucket,
-      Key: key,
-      Body: bytes,
-      ContentLength: bytes.length,
-      ContentType: staged.contentType,
-      ContentDisposition: cvContentDisposition(staged.filename, staged.contentType),
-      Metadata: cvMetadata({ filename: staged.filename, sha256: staged.sha256, submissionId }),
-    }),
-    { abortSignal: signal() },
+  const attributes = { 's3.bucket': bucket, 's3.key': key, 'cv.bytes': bytes.length };
+  await withSpan('s3.put cv', { kind: 'client', attributes }, () =>
+    client.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: bytes,
+        ContentLength: bytes.length,
+        ContentType: staged.contentType,
+        ContentDisposition: cvContentDisposition(staged.filename, staged.contentType),
+        Metadata: cvMetadata({ filename: staged.filename, sha256: staged.sha256, submissionId }),
+      }),
+      { abortSignal: signal() },
+    ),
   );
   return key;
 }

@@ -5,6 +5,7 @@
  * and waits 300 s by default before giving up on a request.
  */
 
+import { type TraceLink, withSpan } from '@forms/observability';
 import { redactValues } from '../redact-values.ts';
 
 /** Airtable's ceiling on records per create or update request. */
@@ -75,7 +76,13 @@ export function mayStillLand(err: unknown): boolean {
 }
 
 export type AirtableClient = {
-  upsert(table: string, records: Record<string, unknown>[], fieldsToMergeOn: string[]): Promise<UpsertResult>;
+  /** `submissions`: the span of each record's submission (tracing on), for the request's span to link to. */
+  upsert(
+    table: string,
+    records: Record<string, unknown>[],
+    fieldsToMergeOn: string[],
+    submissions?: (TraceLink | undefined)[],
+  ): Promise<UpsertResult>;
 };
 
 export function createAirtableClient({
@@ -85,7 +92,7 @@ export function createAirtableClient({
   timeoutMs,
 }: AirtableClientOptions): AirtableClient {
   const origin = endpointUrl.replace(/\/+$/, '');
-  return {
+  const client: AirtableClient = {
     async upsert(table, records, fieldsToMergeOn) {
       if (records.length === 0 || records.length > AIRTABLE_MAX_RECORDS_PER_REQUEST) {
         throw new RangeError(`an upsert takes 1 to ${AIRTABLE_MAX_RECORDS_PER_REQUEST} records, not ${records.length}`);
@@ -105,6 +112,26 @@ export function createAirtableClient({
       if (!response.ok) throw apiError(response, text, records);
       return JSON.parse(text) as UpsertResult;
     },
+  };
+  // One request writes up to ten submissions: its span sits in the first one's trace and links to each
+  // (the first included), so every submission's trace leads to the request that wrote it.
+  return {
+    upsert: (table, records, fieldsToMergeOn, submissions = []) =>
+      withSpan(
+        'airtable.upsert',
+        { kind: 'client', parent: submissions[0], links: submissions, attributes: { 'airtable.table': table } },
+        async (span) => {
+          span.setAttributes({ 'airtable.records': records.length });
+          try {
+            const result = await client.upsert(table, records, fieldsToMergeOn);
+            span.setAttributes({ 'http.response.status_code': 200 });
+            return result;
+          } catch (err) {
+            if (err instanceof AirtableApiError) span.setAttributes({ 'http.response.status_code': err.status });
+            throw err;
+          }
+        },
+      ),
   };
 }
 

@@ -1,3 +1,4 @@
+import { activeTraceLink } from '@forms/observability';
 import type { RedisSettings } from '@forms/schemas';
 import type { Logger } from 'pino';
 import { createWorkerRedis } from '../../create-worker-redis.ts';
@@ -80,7 +81,8 @@ export function createAirtableCrm({
   });
   return {
     name: 'airtable',
-    deliver: (submission) => batcher.enqueue(toAirtableWrite(submission, mapping), submission.acceptedAt),
+    deliver: (submission) =>
+      batcher.enqueue({ ...toAirtableWrite(submission, mapping), trace: activeTraceLink() }, submission.acceptedAt),
     stats: () => batcher.stats(),
     async close() {
       await batcher.close();

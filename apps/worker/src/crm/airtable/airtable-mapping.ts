@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { TraceLink } from '@forms/observability';
 import { SUBMISSION_KINDS, type SubmissionKind } from '@forms/schemas';
 import * as v from 'valibot';
 import { acceptanceStamp, type DeliveredSubmission, isContactKind } from '../crm.ts';
@@ -68,6 +69,8 @@ export type AirtableWrite = {
    * `acceptanceStamp`. The driver then sends only the fields no newer write has set (see MergeKeyGuard).
    */
   newerWins?: { stamp: string };
+  /** The submission's span (tracing on): the request that carries this write links to it. */
+  trace?: TraceLink | undefined;
 };
 
 /**

@@ -26,9 +26,9 @@ export function countRequests(
       .catch(() => {});
   };
   return {
-    async upsert(table, records, fieldsToMergeOn) {
+    async upsert(table, records, fieldsToMergeOn, submissions) {
       try {
-        const result = await client.upsert(table, records, fieldsToMergeOn);
+        const result = await client.upsert(table, records, fieldsToMergeOn, submissions);
         count('200');
         return result;
       } catch (err) {

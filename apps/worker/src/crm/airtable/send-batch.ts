@@ -138,6 +138,7 @@ export function createBatchSender({
         batch.table,
         outgoing.map((o) => o.fields),
         [batch.mergeOn],
+        outgoing.map((o) => o.pending.write.trace),
       );
     } catch (err) {
       return failed(batch, outgoing, token, err as Error);

@@ -1,0 +1,157 @@
+/**
+ * The OpenTelemetry SDK, loaded only by `startTracing` when an OTLP endpoint is configured. Traces only:
+ * metrics stay on each app's Prometheus endpoint and logs on stdout, so the SDK's OTLP metrics and logs
+ * exporters are not started whatever OTEL_METRICS_EXPORTER and OTEL_LOGS_EXPORTER say.
+ */
+import {
+  type Context,
+  context,
+  isSpanContextValid,
+  type Link,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { NodeSDK, resources } from '@opentelemetry/sdk-node';
+import type { ContextManager, Telemetry, Tracer } from 'bullmq';
+import { BullMQOTelSpan, BullMQOtel } from 'bullmq-otel';
+import type { Tracing, TracingOptions } from './start-tracing.ts';
+import {
+  installTracingHooks,
+  type SpanAttributes,
+  type SpanHandle,
+  type TraceLink,
+  type TracingHooks,
+} from './tracing-hooks.ts';
+
+/** How long `stop` waits for the last spans to leave; the exporter's own timeout bounds each request too. */
+const STOP_DEADLINE_MS = 2_000;
+
+export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
+  const sdk = new NodeSDK({
+    // Under the detected resource, so OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override the name.
+    resource: resources.defaultResource().merge(resources.resourceFromAttributes({ 'service.name': serviceName })),
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [
+      // Outgoing calls only (S3's HEAD, GET, PUT, DELETE), and only inside a trace. The gateway's server
+      // spans are its own middleware's (`traceRequests`): measured with `pnpm bench:gateway`, the
+      // instrumentation's incoming side cost about 80 µs of CPU per request more, and it records the
+      // client's address and user agent, which we do not want on spans.
+      new HttpInstrumentation({ disableIncomingRequestInstrumentation: true, requireParentforOutgoingSpans: true }),
+    ],
+  });
+  sdk.start();
+  const tracer = trace.getTracer('forms');
+  const hooks: TracingHooks = {
+    inSpan(name, options, fn) {
+      const parent = options.parent ? trace.setSpanContext(ROOT_CONTEXT, options.parent) : context.active();
+      const links: Link[] = (options.links ?? []).flatMap((link) => (link ? [{ context: link }] : []));
+      const kind = options.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL;
+      return tracer.startActiveSpan(
+        name,
+        { kind, links, attributes: defined(options.attributes ?? {}) },
+        parent,
+        async (span) => {
+          try {
+            return await fn(handle(span));
+          } catch (err) {
+            span.recordException(err as Error);
+            span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+            throw err;
+          } finally {
+            span.end();
+          }
+        },
+      );
+    },
+    inServerSpan(headers, name, attributes, fn) {
+      const parent = propagation.extract(ROOT_CONTEXT, headers);
+      const options = { kind: SpanKind.SERVER, attributes: defined(attributes) };
+      return tracer.startActiveSpan(name, options, parent, async (span) => {
+        try {
+          return await fn(handle(span));
+        } finally {
+          span.end();
+        }
+      });
+    },
+    annotate(attributes, name) {
+      const span = trace.getActiveSpan();
+      span?.setAttributes(defined(attributes));
+      if (name) span?.updateName(name);
+    },
+    activeLink: () => valid(trace.getActiveSpan()?.spanContext()),
+    linkFromJob(metadata) {
+      if (!metadata) return undefined;
+      try {
+        return valid(trace.getSpanContext(propagation.extract(ROOT_CONTEXT, JSON.parse(metadata))));
+      } catch {
+        return undefined;
+      }
+    },
+    queueTelemetry: queueTelemetry(),
+  };
+  installTracingHooks(hooks);
+  return {
+    async stop() {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, STOP_DEADLINE_MS);
+      });
+      await Promise.race([sdk.shutdown().catch(() => {}), deadline]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * `bullmq-otel`'s telemetry, with two changes, each against traces that never end:
+ * - BullMQ's housekeeping (the blocking wait for the next job, lock renewals, the stalled-job check,
+ *   pause and close) starts no trace of its own: a worker would otherwise send a trace every few seconds,
+ *   idle or not. Housekeeping done for a job (inside its trace) is kept.
+ * - Its context manager gets `root()`, which BullMQ uses to run the stalled-job checker outside any span
+ *   (bullmq#4731: without it, each check joins the span active when the loop started, and that trace grows
+ *   for the life of the worker). bullmq-otel 2.0.1 does not have it.
+ * A job's attempts each get their own `process` span, all children of the span that added the job: one
+ * trace per submission, one span tree per attempt (bullmq#2942 is about jobs that repeat for ever; ours
+ * have a bounded number of attempts).
+ */
+function queueTelemetry(): Telemetry<Context> {
+  const otel = new BullMQOtel({ tracerName: 'bullmq' });
+  const untraced = new BullMQOTelSpan(trace.wrapSpanContext({ traceId: '', spanId: '', traceFlags: 0 }));
+  const tracer: Tracer<Context> = {
+    startSpan(name, options, ctx) {
+      const housekeeping = (options?.kind ?? SpanKind.INTERNAL) === SpanKind.INTERNAL;
+      if (housekeeping && !valid(trace.getSpanContext(ctx ?? context.active()))) return untraced;
+      return otel.tracer.startSpan(name, options, ctx);
+    },
+  };
+  const manager = otel.contextManager;
+  const contextManager: ContextManager<Context> = {
+    with: (ctx, fn) => manager.with(ctx, fn),
+    active: () => manager.active(),
+    root: () => ROOT_CONTEXT,
+    getMetadata: (ctx) => manager.getMetadata(ctx),
+    fromMetadata: (active, metadata) => manager.fromMetadata(active, metadata),
+  };
+  return { tracer, contextManager };
+}
+
+function handle(span: Span): SpanHandle {
+  return { setAttributes: (attributes) => span.setAttributes(defined(attributes)) };
+}
+
+function defined(attributes: SpanAttributes): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+function valid(spanContext: TraceLink | undefined): TraceLink | undefined {
+  return spanContext && isSpanContextValid({ ...spanContext }) ? spanContext : undefined;
+}

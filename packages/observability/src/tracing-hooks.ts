@@ -1,0 +1,93 @@
+import type { Telemetry } from 'bullmq';
+
+/**
+ * What the apps' code calls to trace, without importing OpenTelemetry: with no OTLP endpoint configured,
+ * nothing installs hooks, every call below is a plain function call that does nothing, and no
+ * `@opentelemetry` module is ever loaded (`startTracing` loads the SDK only when an endpoint is set, and it
+ * installs the hooks). Attribute values are ids, kinds, counts and outcomes: never an email, a phone, a
+ * name or a CV byte.
+ */
+export type SpanAttributes = Record<string, string | number | boolean | undefined>;
+
+/** A span of another trace (as W3C trace context ids), to link to or to start under. */
+export type TraceLink = { traceId: string; spanId: string; traceFlags: number };
+
+/** The span a `withSpan` callback runs in. */
+export type SpanHandle = { setAttributes(attributes: SpanAttributes): void };
+
+export type SpanOptions = {
+  attributes?: SpanAttributes;
+  /** Spans of other traces this one concerns (the submissions an Airtable request writes). */
+  links?: (TraceLink | undefined)[];
+  /** Start in this span's trace instead of the active one. */
+  parent?: TraceLink | undefined;
+  kind?: 'internal' | 'client';
+};
+
+/** An incoming request's headers, for the caller's `traceparent`. */
+export type RequestHeaders = Record<string, string | string[] | undefined>;
+
+export type TracingHooks = {
+  inSpan<T>(name: string, options: SpanOptions, fn: (span: SpanHandle) => Promise<T>): Promise<T>;
+  inServerSpan<T>(
+    headers: RequestHeaders,
+    name: string,
+    attributes: SpanAttributes,
+    fn: (span: SpanHandle) => Promise<T>,
+  ): Promise<T>;
+  annotate(attributes: SpanAttributes, name?: string): void;
+  activeLink(): TraceLink | undefined;
+  linkFromJob(metadata: string | undefined): TraceLink | undefined;
+  queueTelemetry: Telemetry;
+};
+
+const NO_SPAN: SpanHandle = { setAttributes() {} };
+let hooks: TracingHooks | undefined;
+
+/** Called once, by the tracing SDK module when it starts. */
+export function installTracingHooks(installed: TracingHooks): void {
+  hooks = installed;
+}
+
+/** True once tracing started in this process: code that only traces (a middleware) need not be mounted. */
+export function tracingStarted(): boolean {
+  return hooks !== undefined;
+}
+
+/** Runs `fn` in a child span of the active one (ended when `fn` settles; a throw marks it failed). */
+export function withSpan<T>(name: string, options: SpanOptions, fn: (span: SpanHandle) => Promise<T>): Promise<T> {
+  return hooks ? hooks.inSpan(name, options, fn) : fn(NO_SPAN);
+}
+
+/**
+ * Runs `fn` in a server span for an incoming request: a new trace, or the caller's when it sent a W3C
+ * `traceparent`.
+ */
+export function withServerSpan<T>(
+  headers: RequestHeaders,
+  name: string,
+  attributes: SpanAttributes,
+  fn: (span: SpanHandle) => Promise<T>,
+): Promise<T> {
+  return hooks ? hooks.inServerSpan(headers, name, attributes, fn) : fn(NO_SPAN);
+}
+
+/** Adds attributes to the active span (and renames it, when `name` is given). */
+export function annotateSpan(attributes: SpanAttributes, name?: string): void {
+  hooks?.annotate(attributes, name);
+}
+
+/** The active span, for a span elsewhere to link to. */
+export function activeTraceLink(): TraceLink | undefined {
+  return hooks?.activeLink();
+}
+
+/** The span that added a job, from the trace context BullMQ keeps in `job.opts.telemetry.metadata`. */
+export function jobTraceLink(metadata: string | undefined): TraceLink | undefined {
+  return hooks?.linkFromJob(metadata);
+}
+
+/** BullMQ's `telemetry` option for a Queue or Worker: undefined (no tracing, no cost) unless tracing started. */
+export function queueTelemetry(): Telemetry | undefined {
+  return hooks?.queueTelemetry;
+}
