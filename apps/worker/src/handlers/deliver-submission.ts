@@ -47,9 +47,7 @@ async function deliver(
   if (!schema) throw new UnrecoverableError(`Unknown job name "${job.name}"`);
   const parsed = v.safeParse(schema, job.data);
   if (!parsed.success) {
-    const issue = parsed.issues[0];
-    const at = v.getDotPath(issue) ?? '(root)';
-    throw new UnrecoverableError(`Payload does not match ${job.name}: ${at}: ${issue.message}`);
+    throw new UnrecoverableError(`Payload does not match ${job.name}: ${describeIssue(parsed.issues[0])}`);
   }
   annotateSpan({ 'submission.kind': parsed.output.kind, 'request.id': parsed.output.requestId });
   if (await isErased(parsed.output)) {
@@ -74,4 +72,14 @@ async function deliver(
   }
   await dropStagedCv(submission, cvDeps);
   return result;
+}
+
+/**
+ * The field and the rule it broke (`data.email: invalid email`, `data.name: invalid max_length (expected
+ * <=200)`), never the value: valibot's own message quotes the input (`Received "ada@…"`), and the reason
+ * is kept in Redis as the job's failedReason, listed by `ops failed` and counted by alerts.
+ */
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const at = v.getDotPath(issue) ?? '(root)';
+  return `${at}: invalid ${issue.type}${issue.expected ? ` (expected ${issue.expected})` : ''}`;
 }

@@ -19,7 +19,7 @@ import { validHost } from '../../middleware/valid-host.ts';
 import type { Site } from '../content/site.ts';
 import { CHAT_FRAME_ANCESTORS } from '../content/widgets/widget-csp.ts';
 import { allowedOrigin, LOCAL_DEV_ORIGINS, originMatcher } from './allowed-origin.ts';
-import { createMcpServer, MCP_SERVER_NAME } from './mcp-server.ts';
+import { createMcpServer, invalidParams, MCP_SERVER_NAME } from './mcp-server.ts';
 
 const ALLOW = ['GET', 'POST', 'DELETE'];
 
@@ -136,6 +136,12 @@ export function mcpRoutes({ site, config }: { site: Site; config: GatewayConfig 
     const version = ctx.get('mcp-protocol-version');
     if (version && !(MCP_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
       throw new ApiError('UNSUPPORTED_PROTOCOL_VERSION', { detail: MCP_PROTOCOL_VERSIONS.join(', ') });
+    }
+    const refused = invalidParams(message);
+    if (refused) {
+      ctx.type = 'application/json';
+      ctx.body = refused;
+      return;
     }
     await answerWithSdk(ctx, site, descriptor.endpoint, negotiate(message), version);
   });
