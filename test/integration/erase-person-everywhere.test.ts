@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { loadConfig as gatewayConfig, type RunningGateway, startGateway } from '@forms/gateway';
-import { startTestS3, type TestS3 } from '@forms/local-services';
+import { type LocalRedis, startRedisServer, startTestS3, type TestS3 } from '@forms/local-services';
 import {
   erasureKeys,
   erasureSubject,
@@ -16,7 +16,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { openTestDatabase, sharedPostgresUrl, type TestDatabase } from '../support/crm-database.ts';
 import { inspectionClient, PDF_TYPE } from '../support/cv-files.ts';
@@ -63,11 +63,18 @@ type Stores = {
 };
 
 let s3Server: TestS3;
+// A Redis of its own: "no byte of the address in any key" is checked over every key, and the tier's shared
+// Redis holds other files' queues, written while these run beside them.
+let redisServer: LocalRedis;
+let redisUrl: string;
 beforeAll(async () => {
   s3Server = await startTestS3();
+  redisServer = await startRedisServer();
+  redisUrl = redisServer.url;
 });
 afterAll(async () => {
   await s3Server?.stop();
+  await redisServer?.stop();
 });
 
 async function startStores(crm: Crm): Promise<Stores> {
@@ -77,7 +84,7 @@ async function startStores(crm: Crm): Promise<Stores> {
   let database: TestDatabase | undefined;
   let airtable: FakeAirtable | undefined;
   const env: Record<string, string> = {
-    REDIS_URL: inject('redisUrl'),
+    REDIS_URL: redisUrl,
     QUEUE_NAME: queueName,
     LOG_LEVEL: 'silent',
     ERASURE_KEY,
@@ -106,8 +113,8 @@ async function startStores(crm: Crm): Promise<Stores> {
   }
   const worker = await startWorker(workerConfig(env), pino({ level: 'silent' }));
   const gateway = await startGateway(gatewayConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }));
-  const redis = new Redis(inject('redisUrl'));
-  const queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
+  const redis = new Redis(redisUrl);
+  const queue = new Queue(queueName, { connection: { url: redisUrl } });
   const s3 = inspectionClient(s3Server.env(bucket));
   let lock: pg.Client | undefined;
   return {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { freePort } from '@forms/local-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AirtableApiError,
@@ -87,6 +88,21 @@ describe('the Airtable client', () => {
     expect(err.name).toBe('TimeoutError');
     expect(classifyAirtableFailure(err)).toBe('retryable');
     expect(mayStillLand(err)).toBe(true);
+  });
+
+  it('knows a request that never left cannot land later: its records are free at once', async () => {
+    // A port nothing listens on: the connection is refused before any byte of the request is sent.
+    const port = await freePort();
+    const refused = await createAirtableClient({
+      apiKey: 'patKey',
+      baseId: 'appBase',
+      endpointUrl: `http://127.0.0.1:${port}`,
+      timeoutMs: 5_000,
+    })
+      .upsert('T', [{ A: 1 }], ['A'])
+      .catch((e) => e);
+    expect(classifyAirtableFailure(refused)).toBe('retryable');
+    expect(mayStillLand(refused)).toBe(false);
   });
 
   it('classifies every failure one way', () => {

@@ -67,13 +67,23 @@ export function classifyAirtableFailure(err: unknown): FailureAction {
 /**
  * Whether a failed request could still be applied later: true when no answer came (a timeout, a connection
  * dropped after the request was written) or a proxy answered that it gave up waiting (504, 408). An answer
- * from Airtable, or a connection refused before anything was sent, ends the request.
+ * from Airtable, or a connection that never opened (refused, no such host, no route), ends the request.
  */
 export function mayStillLand(err: unknown): boolean {
   if (err instanceof AirtableApiError) return err.status === 504 || err.status === 408;
   const code = (err as { cause?: { code?: string } } | undefined)?.cause?.code;
-  return code !== 'ECONNREFUSED';
+  return !(code && NOTHING_SENT.has(code));
 }
+
+/** Failures to connect at all (refused, no such host, no route): the request never left this process. */
+const NOTHING_SENT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 export type AirtableClient = {
   /** `submissions`: the span of each record's submission (tracing on), for the request's span to link to. */
