@@ -44,7 +44,7 @@ export default defineConfig({
           name: 'fault',
           sequence: { groupOrder: 3 },
           include: filesOf('fault'),
-          globalSetup: [redisSetup],
+          globalSetup: [redisSetup, './test/support/postgres-template-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
           // Kills, outages and rate measurements under load: one at a time keeps their timings honest on 2 cores.

@@ -8,9 +8,10 @@ import { join, relative } from 'node:path';
  * - unit: tests beside the code (apps/*\/src, packages/*\/src) that run in-process and start nothing:
  *   no Redis, no database, no child process. Seconds; the daily loop runs all of it.
  * - integration: test/integration, and tests beside the code that use the test Redis or start a process.
- * - postgres: every test that opens a CRM database (PGlite in memory, or a fresh database on the PostgreSQL
- *   at DATABASE_URL when set, made from one migrated template).
- * - fault: test/fault, one file at a time (kills, outages, partitions under load; timings matter).
+ * - postgres: every other test that opens a CRM database (PGlite in memory, or a fresh database on the
+ *   PostgreSQL at DATABASE_URL when set, made from one migrated template).
+ * - fault: test/fault, one file at a time (kills, outages, partitions under load; timings matter), with the
+ *   same databases as the postgres tier for those that open one.
  * - cluster: test/cluster, against a Redis Cluster started from redis-server binaries.
  */
 export const TIERS = ['unit', 'integration', 'postgres', 'fault', 'cluster'] as const;
@@ -31,8 +32,8 @@ export function testFiles(): { file: string; tier: Tier }[] {
 
 export function tierOf(file: string, text: string): Tier {
   if (file.startsWith('test/cluster/')) return 'cluster';
-  if (OPENS_A_DATABASE.test(text)) return 'postgres';
   if (file.startsWith('test/fault/')) return 'fault';
+  if (OPENS_A_DATABASE.test(text)) return 'postgres';
   if (file.startsWith('test/') || STARTS_SOMETHING.test(text)) return 'integration';
   return 'unit';
 }

@@ -36,7 +36,7 @@ export type StoredAttachment = {
   type?: string;
   sha256?: string;
 };
-export type AirtableErrorBody = { type: string; message: string };
+type AirtableErrorBody = { type: string; message: string };
 
 export type FakeAirtableOptions = {
   /** The one token accepted (any base). */
@@ -58,7 +58,7 @@ export type FakeAirtableOptions = {
 };
 
 /** Faults to inject; tests change them while the server runs. */
-export type FakeAirtableFaults = {
+type FakeAirtableFaults = {
   /** Share of write requests answered 503. */
   serverErrorRate: number;
   /** Of those, the share that fail after the write was applied (the ambiguous kind a retry must survive). */
@@ -81,12 +81,14 @@ export type FakeAirtableFaults = {
   latencyMs: number;
 };
 
-export type FakeAirtableStats = {
+type FakeAirtableStats = {
   requests: number;
   byStatus: Record<number, number>;
   rateLimited: number;
   /** Records in requests answered 200. */
   recordsWritten: number;
+  /** Records deleted (DELETE answered 200). */
+  recordsDeleted: number;
   /** Records per write request answered 200. */
   batchSizes: number[];
   /** Write requests that did not ask for `typecast: true`. */
@@ -142,6 +144,7 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     byStatus: {},
     rateLimited: 0,
     recordsWritten: 0,
+    recordsDeleted: 0,
     batchSizes: [],
     withoutTypecast: 0,
     log: [],
@@ -305,6 +308,7 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     base.tables.set(table, rows);
 
     if (req.method === 'GET') return list(rows, new URL(req.url!, 'http://x').searchParams);
+    if (req.method === 'DELETE') return remove(rows, new URL(req.url!, 'http://x').searchParams.getAll('records[]'));
     if (req.method !== 'PATCH' && req.method !== 'POST') return send(404, { error: 'NOT_FOUND' });
 
     let body: {
@@ -447,8 +451,41 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
     function list(all: StoredRecord[], query: URLSearchParams) {
       const pageSize = Math.min(100, Number(query.get('pageSize') ?? 100));
       const offset = Number(query.get('offset') ?? 0);
-      const page = all.slice(offset, offset + pageSize);
-      send(200, { records: page, ...(offset + pageSize < all.length ? { offset: String(offset + pageSize) } : {}) });
+      const formula = query.get('filterByFormula');
+      let matching = all;
+      if (formula) {
+        const filter = parseFormula(formula);
+        if (!filter) return fail(422, 'INVALID_FILTER_BY_FORMULA', 'The formula for filtering records is invalid');
+        matching = all.filter((row) => filter(row.fields));
+      }
+      const only = query.getAll('fields[]');
+      const page = matching.slice(offset, offset + pageSize).map((row) =>
+        only.length === 0
+          ? row
+          : {
+              ...row,
+              fields: Object.fromEntries(only.filter((f) => f in row.fields).map((f) => [f, row.fields[f]])),
+            },
+      );
+      send(200, {
+        records: page,
+        ...(offset + pageSize < matching.length ? { offset: String(offset + pageSize) } : {}),
+      });
+    }
+
+    /** DELETE with `records[]=<id>` (1 to 10), as Airtable's delete-multiple-records takes them. */
+    function remove(all: StoredRecord[], ids: string[]) {
+      if (ids.length === 0 || ids.length > MAX_RECORDS)
+        return fail(422, 'INVALID_RECORDS', `You can delete 1 to ${MAX_RECORDS} records per request`);
+      const missing = ids.find((id) => !all.some((row) => row.id === id));
+      if (missing) return fail(404, 'NOT_FOUND', `Record ${missing} not found`);
+      for (const id of ids)
+        all.splice(
+          all.findIndex((row) => row.id === id),
+          1,
+        );
+      stats.recordsDeleted += ids.length;
+      send(200, { records: ids.map((id) => ({ id, deleted: true })) });
     }
   }
 
@@ -494,6 +531,38 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * The part of Airtable's formula language the drivers send to `filterByFormula`: `OR(term, …)` or one term,
+ * each `{Field}='text'` or `LOWER({Field})='text'` (text in single quotes, `\\` and `\'` escaped). Anything
+ * else answers undefined, which the server turns into Airtable's 422 INVALID_FILTER_BY_FORMULA: a driver
+ * that sends more than this fails here rather than passing against a laxer fake.
+ */
+function parseFormula(formula: string): ((fields: Record<string, unknown>) => boolean) | undefined {
+  const term = /^\s*(LOWER\()?\{([^}]+)\}(\))?\s*=\s*'((?:[^'\\]|\\.)*)'\s*/;
+  const parseTerms = (text: string) => {
+    const terms: ((fields: Record<string, unknown>) => boolean)[] = [];
+    let rest = text;
+    for (let i = 0; i < 1000 && rest.length > 0; i++) {
+      const m = term.exec(rest);
+      if (!m || Boolean(m[1]) !== Boolean(m[3])) return undefined;
+      const [, lower, field, , quoted] = m;
+      const value = quoted!.replace(/\\(.)/g, '$1');
+      terms.push((fields) => {
+        const cell = fields[field!];
+        if (cell === undefined || cell === null) return value === '';
+        return (lower ? String(cell).toLowerCase() : String(cell)) === value;
+      });
+      rest = rest.slice(m[0].length);
+      if (rest.startsWith(',')) rest = rest.slice(1);
+      else if (rest.trim() !== '') return undefined;
+    }
+    return terms.length > 0 ? terms : undefined;
+  };
+  const or = /^\s*OR\((.*)\)\s*$/s.exec(formula);
+  const terms = parseTerms(or ? or[1]! : formula);
+  return terms && ((fields) => terms.some((t) => t(fields)));
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

@@ -4,7 +4,7 @@ import fc from 'fast-check';
  * Characters that stores, encoders and trimmers treat specially: NUL, lone high and low surrogates, a
  * valid pair, C0 and C1 controls, DEL, white space of several kinds, noncharacters, a BOM, a line separator.
  */
-export const AWKWARD_CHARACTERS = [
+const AWKWARD_CHARACTERS = [
   '\u0000',
   '\ud800',
   '\udbff',

@@ -6,7 +6,7 @@ type Json = Record<string, any>;
 const DOMAINS = ['acme.io', 'globex-brands.com', 'mail.initech.co.uk', 'gmail.com', 'mailinator.com', 'yahoo.co.uk'];
 
 /** Addresses inside, outside and at the edges of the document's email pattern, at work and personal domains. */
-export function emailText(): fc.Arbitrary<string> {
+function emailText(): fc.Arbitrary<string> {
   const local = fc.stringMatching(/^[\w+-]{1,12}(\.[\w+-]{1,8})?$/);
   return fc.oneof(
     { weight: 6, arbitrary: fc.tuple(local, fc.constantFrom(...DOMAINS)).map(([l, d]) => `${l}@${d}`) },
@@ -48,7 +48,7 @@ function cappedText(max: number, required: boolean): fc.Arbitrary<string> {
 }
 
 /** Any JSON value, a little nested: the wrong type for any field. */
-export function junk(): fc.Arbitrary<unknown> {
+function junk(): fc.Arbitrary<unknown> {
   return fc.oneof(
     fc.constantFrom(null, true, false, 0, -1, 2.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, [], {}, '0', 'true'),
     fc.jsonValue({ maxDepth: 3 }),
@@ -56,7 +56,7 @@ export function junk(): fc.Arbitrary<unknown> {
 }
 
 /** A value for one property, drawn from its JSON Schema: mostly what the schema describes, sometimes junk. */
-export function valueFor(schema: Json, required: boolean): fc.Arbitrary<unknown> {
+function valueFor(schema: Json, required: boolean): fc.Arbitrary<unknown> {
   const own = (): fc.Arbitrary<unknown> => {
     if (schema.anyOf) return fc.oneof(...(schema.anyOf as Json[]).map((s) => valueFor(s, required)));
     if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]));

@@ -37,6 +37,20 @@ function depthOf(value: unknown): number {
   return max;
 }
 
+/** Object members and array items in all, at any depth (what the document's member limit counts). */
+function membersOf(value: unknown): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object') continue;
+    const children = Object.values(node);
+    count += children.length;
+    stack.push(...children);
+  }
+  return count;
+}
+
 export type Operation = {
   path: string;
   method: string;
@@ -79,6 +93,7 @@ export function documentOracle(doc: Json) {
     }
   }
   const maxDepth = Number(/nested more than (\d+) levels/.exec(JSON.stringify(doc.paths))?.[1]);
+  const maxMembers = Number(/more than (\d+) members and items/.exec(JSON.stringify(doc.paths))?.[1]);
   const validators = new Map(
     operations.map((o) => [o, ajv.getSchema(`openapi.json#/components/schemas/${o.schemaName}`)!]),
   );
@@ -94,6 +109,7 @@ export function documentOracle(doc: Json) {
         return { accept: false, status: 400, reason: 'not JSON' };
       }
       if (depthOf(body) > maxDepth) return { accept: false, status: 400, reason: `nested deeper than ${maxDepth}` };
+      if (membersOf(body) > maxMembers) return { accept: false, status: 400, reason: `over ${maxMembers} members` };
       const validate = validators.get(op)!;
       if (!validate(body)) return { accept: false, status: 400, reason: ajv.errorsText(validate.errors) };
       const email = op.workEmailField ? (body as Json)[op.workEmailField] : undefined;

@@ -11,7 +11,7 @@ import { PROMETHEUS_DIR, scaleRuleDurations } from './alert-rules.ts';
 import { eventually } from './wait.ts';
 
 /** One notification Alertmanager's webhook sent (the fields a test reads). */
-export type AlertNotification = {
+type AlertNotification = {
   status: 'firing' | 'resolved';
   alerts: { status: string; labels: Record<string, string>; annotations: Record<string, string> }[];
 };

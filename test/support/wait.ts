@@ -22,7 +22,7 @@ export async function eventually(
  * their ratios: outages, retry steps, timeouts and backlogs all scale together, so each test still means
  * what it says. CI runs them at 1 (the full minute of `crm-down-for-a-minute`, once).
  */
-export const TIME_SCALE = Number(process.env.TEST_TIME_SCALE ?? 1);
+const TIME_SCALE = Number(process.env.TEST_TIME_SCALE ?? 1);
 if (!(TIME_SCALE > 0 && TIME_SCALE <= 1)) throw new Error('TEST_TIME_SCALE must be in (0, 1]');
 
 /** `value` (a duration in ms, or a count tied to one) at the run's time scale, rounded, never below `min`. */

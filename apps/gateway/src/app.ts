@@ -4,7 +4,7 @@ import { opsKeys } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import Koa from 'koa';
 import type { Logger } from 'pino';
-import { adminRouter } from './admin/index.ts';
+import { adminWing } from './admin/index.ts';
 import { type AgentSurfaceDeps, agentSurfaceRouter } from './agent-surface/index.ts';
 import type { GatewayConfig } from './config.ts';
 import { ApiError } from './errors.ts';
@@ -44,7 +44,9 @@ export function createApp(deps: GatewayDeps): Koa {
       redis: deps.redis,
       airtableBaseId: config.airtableBaseId,
     });
-  const app = new Koa({ proxy: config.trustProxy });
+  // Koa takes the leftmost X-Forwarded-For address unless told how many hops to read from the right; a
+  // client writing its own first hop then escaped the per-client limit behind our nginx.
+  const app = new Koa({ proxy: config.trustedProxyHops > 0, maxIpsCount: config.trustedProxyHops });
   // Mounted only with tracing on: off, not even a middleware's call per request.
   if (tracingStarted()) app.use(traceRequests());
   app.use(requestId());
@@ -54,24 +56,23 @@ export function createApp(deps: GatewayDeps): Koa {
 
   // The submission paths first: they are the traffic of a launch, looked up in a map before any router runs.
   app.use(submissionRoutes({ ...deps, metrics, counters }));
+  // The admin wing's guard before every router: any spelling of an admin path needs the token (admin/index.ts).
+  // No token, no admin surface: /admin/* falls through to the 404 below.
+  if (config.adminToken) {
+    app.use(
+      adminWing({
+        token: config.adminToken,
+        queue: deps.queue,
+        redis: deps.redis,
+        metrics,
+        timeoutMs: config.enqueueTimeoutMs,
+        boardWrites: config.bullBoardWrites ? { auditKey: opsKeys(config.redis, config.queueName).audit } : undefined,
+      }),
+    );
+  }
   const routers = [
     healthRoutes({ redis: deps.redis, timeoutMs: config.enqueueTimeoutMs, airtableBaseId: config.airtableBaseId }),
     agentSurfaceRouter(deps),
-    // No token, no admin surface: /admin/* falls through to the 404 below.
-    ...(config.adminToken
-      ? [
-          adminRouter({
-            token: config.adminToken,
-            queue: deps.queue,
-            redis: deps.redis,
-            metrics,
-            timeoutMs: config.enqueueTimeoutMs,
-            boardWrites: config.bullBoardWrites
-              ? { auditKey: opsKeys(config.redis, config.queueName).audit }
-              : undefined,
-          }),
-        ]
-      : []),
   ];
   for (const router of routers) {
     app.use(router.routes());

@@ -29,6 +29,9 @@ const EnvSchema = v.object({
   ADMIN_TOKEN: envAdminToken,
   ENQUEUE_TIMEOUT_MS: v.optional(envInt, '1000'),
   CV_UPLOAD_SLOTS: v.optional(envInt, '4'),
+  CV_UPLOAD_SLOTS_PER_CLIENT: v.optional(envInt, '1'),
+  CV_UPLOAD_TIMEOUT_MS: v.optional(envInt, '60000'),
+  CV_UPLOAD_MIN_BYTES_PER_SECOND: v.optional(wholeNumber, '8192'),
   GATEWAY_PROCESSES: v.optional(
     v.pipe(
       v.string(),
@@ -47,7 +50,14 @@ const EnvSchema = v.object({
   BULL_BOARD_WRITES: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
   AIRTABLE_BASE_ID: envAirtableBaseId,
   DATABASE_URL: v.optional(url),
-  TRUST_PROXY: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
+  TRUST_PROXY: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^(true|false|\d{1,2})$/, 'must be true, false or a number of trusted proxy hops'),
+      v.transform((value) => (value === 'true' ? 1 : value === 'false' ? 0 : Number(value))),
+    ),
+    'false',
+  ),
   AGENCY_NAME: v.optional(v.pipe(v.string(), v.maxLength(100)), 'Creator-led marketing agency'),
   YOUTUBE_CHANNEL_ID: v.optional(
     v.pipe(v.string(), v.regex(/^UC[\w-]{22}$/, 'must be a channel id such as UCxxxxxxxxxxxxxxxxxxxxxx')),
@@ -78,6 +88,13 @@ export type GatewayConfig = Readonly<{
   enqueueTimeoutMs: number;
   /** Careers requests that may carry a CV, in flight at once; past it a 503 CV_UPLOADS_BUSY (memory bound). */
   cvUploadSlots: number;
+  /** Of those, how many one client address may hold at once (past it, the same 503). */
+  cvUploadSlotsPerClient: number;
+  /**
+   * How a careers body must arrive, or be cut with 408 BODY_TIMEOUT and its slot freed: whole within
+   * `timeoutMs`, and at least `minBytesPerSecond` over every window of a few seconds (0: no minimum).
+   */
+  cvUploadPace: Readonly<{ timeoutMs: number; minBytesPerSecond: number }>;
   /**
    * Gateway processes sharing the port (node:cluster); 1 runs the gateway in this process alone. `auto` is
    * one per core the machine offers.
@@ -103,8 +120,12 @@ export type GatewayConfig = Readonly<{
   logLevel: string;
   /** The admin surface's bearer token; none means /admin/* does not exist (404). */
   adminToken: string | undefined;
-  /** Behind a load balancer: take the client's address and protocol from X-Forwarded-* headers. */
-  trustProxy: boolean;
+  /**
+   * Proxies in front of the gateway that append to X-Forwarded-For (TRUST_PROXY: `true` is 1, `false` 0).
+   * With n > 0 the client's address is the n-th from the right of that header (what the outermost trusted
+   * proxy saw; anything to its left the client wrote itself), and the protocol comes from X-Forwarded-Proto.
+   */
+  trustedProxyHops: number;
   /** Where checked CVs are staged for the worker; none when S3_BUCKET is unset (CVs then answer cvUploadFailed). */
   storage: StorageSettings | undefined;
   /** The name the discovery files, MCP server and widgets use. */
@@ -126,6 +147,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...sharedSettings(e),
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
     cvUploadSlots: e.CV_UPLOAD_SLOTS,
+    cvUploadSlotsPerClient: e.CV_UPLOAD_SLOTS_PER_CLIENT,
+    cvUploadPace: Object.freeze({
+      timeoutMs: e.CV_UPLOAD_TIMEOUT_MS,
+      minBytesPerSecond: e.CV_UPLOAD_MIN_BYTES_PER_SECOND,
+    }),
     processes: e.GATEWAY_PROCESSES,
     ackReplicas: e.REDIS_ACK_REPLICAS,
     rateLimit: Object.freeze({ requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS }),
@@ -135,7 +161,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     crmBaseId: e.AIRTABLE_BASE_ID ?? (e.DATABASE_URL ? 'postgres' : 'pglite'),
     airtableBaseId: e.AIRTABLE_BASE_ID,
     adminToken: e.ADMIN_TOKEN,
-    trustProxy: e.TRUST_PROXY === 'true',
+    trustedProxyHops: e.TRUST_PROXY,
     storage: storageSettings(e),
     agencyName: e.AGENCY_NAME,
     videoFeedUrl:

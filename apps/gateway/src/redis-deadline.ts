@@ -1,7 +1,7 @@
 import { ApiError } from './errors.ts';
 
 /** Seconds a client is told to wait when Redis cannot take a submission. */
-export const QUEUE_RETRY_AFTER_SECONDS = 5;
+const QUEUE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Bounds one call to Redis (a queue add, a contact-index claim, a ping): rejects with QUEUE_UNAVAILABLE

@@ -7,11 +7,12 @@ import {
   SHARED_ENV_ENTRIES,
   sharedSettings,
 } from '@forms/schemas';
+import { loadConfig as loadWorkerConfig, type WorkerConfig } from '@forms/worker';
 import * as v from 'valibot';
 
 const EnvSchema = v.object({
   ...SHARED_ENV_ENTRIES,
-  // Only to find the Airtable base's rate-limit keys for `ops status`; the CLI never calls Airtable.
+  // To find the Airtable base's rate-limit keys for `ops status`; only `ops erase` calls Airtable.
   AIRTABLE_BASE_ID: envAirtableBaseId,
   // Who the audit trail names for this CLI's actions; the OS user when unset.
   OPS_ACTOR: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100))),
@@ -26,6 +27,11 @@ export type OpsConfig = Readonly<{
   actor: string;
   /** The audit stream's and the quarantine's keys, beside the queue's. */
   keys: ReturnType<typeof opsKeys>;
+  /**
+   * The worker's own configuration (its CRM, bucket and ERASURE_KEY), read from the same environment
+   * when `ops erase` needs it, and only then: the other commands never touch the CRM.
+   */
+  worker: () => WorkerConfig;
 }>;
 
 /** Reads the queue's Redis and name exactly as the apps do (one shared schema); a bad value names the variable. */
@@ -38,6 +44,7 @@ export function loadConfig(env: Record<string, string | undefined>): OpsConfig {
     airtableBaseId: e.AIRTABLE_BASE_ID,
     actor: e.OPS_ACTOR ?? osUser(),
     keys: opsKeys(redis, queueName),
+    worker: () => loadWorkerConfig(env),
   });
 }
 

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { CliContext } from './cli-context.ts';
 import { auditCommand } from './commands/audit-command.ts';
+import { eraseCommand } from './commands/erase-command.ts';
 import { failedCommand } from './commands/failed-command.ts';
 import { purgeCommand } from './commands/purge-command.ts';
 import { replayCommand } from './commands/replay-command.ts';
@@ -8,11 +9,11 @@ import { showCommand } from './commands/show-command.ts';
 import { spamCommand } from './commands/spam-command.ts';
 import { statusCommand } from './commands/status-command.ts';
 
-/** The `ops` program: seven commands, each with its own `--help`. */
+/** The `ops` program: eight commands, each with its own `--help`. */
 export function createProgram(ctx: CliContext): Command {
   const program = new Command('ops')
     .description(
-      'See, replay and purge failed CRM writes; watch the queue; manage the spam quarantine; read the audit trail. Reads REDIS_URL (or REDIS_CLUSTER_NODES) and QUEUE_NAME like the apps.\n' +
+      'See, replay and purge failed CRM writes; watch the queue; manage the spam quarantine; read the audit trail; erase a person. Reads REDIS_URL (or REDIS_CLUSTER_NODES) and QUEUE_NAME like the apps.\n' +
         'Exit codes: 0 ok, 1 failed (Redis unreachable, a job that could not be replayed, nothing found), 2 bad usage.',
     )
     .showHelpAfterError()
@@ -29,6 +30,7 @@ export function createProgram(ctx: CliContext): Command {
     statusCommand,
     spamCommand,
     auditCommand,
+    eraseCommand,
   ]) {
     // Subcommands inherit neither exitOverride nor the output streams: set both on each.
     program.addCommand(

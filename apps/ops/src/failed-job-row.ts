@@ -35,7 +35,7 @@ export function failedJobRow(job: Job, now = Date.now()): FailedJobRow {
   };
 }
 
-export function cut(text: string, max: number): string {
+function cut(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 

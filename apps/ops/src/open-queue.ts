@@ -51,6 +51,6 @@ function where(settings: RedisSettings): string {
   return `the cluster at ${settings.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
 }
 
-export function withoutPassword(url: string): string {
+function withoutPassword(url: string): string {
   return url.replace(/\/\/([^@/]*)@/, '//***@');
 }

@@ -1,5 +1,6 @@
 import { S3_ENV_ENTRIES, type StorageSettings, storageSettings } from '@forms/object-storage';
 import {
+  ERASURE_ENV_ENTRIES,
   envAdminToken,
   envAirtableBaseId,
   envInt,
@@ -25,6 +26,8 @@ const fraction = v.pipe(v.string(), v.regex(/^0(\.\d+)?$/, 'must be a number fro
 const EnvSchema = v.object({
   ...S3_ENV_ENTRIES,
   CV_URL_TTL_SECONDS: v.optional(envInt, '900'),
+  CV_RETENTION_DAYS: v.optional(envInt, '180'),
+  ...ERASURE_ENV_ENTRIES,
   ...SHARED_ENV_ENTRIES,
   DATABASE_URL: v.optional(url),
   DATABASE_CONNECT_TIMEOUT_MS: v.optional(envInt, '5000'),
@@ -78,6 +81,12 @@ export type WorkerConfig = Readonly<{
   /** The worker's own metrics port (0: any free port); none when METRICS_PORT is unset. */
   metricsPort: number | undefined;
   metricsHost: string;
+  /** CVs (staged and final) older than this are deleted by the scheduled retention job, their CRM link cleared. */
+  cvRetentionDays: number;
+  /** The HMAC secret of erasure tombstones; unset, a worker that finds an erasure recorded holds its jobs. */
+  erasureKey: string | undefined;
+  /** How long a tombstone refuses late jobs for an erased address. */
+  tombstoneDays: number;
 }>;
 
 /** Parses the environment once; a bad value throws an error naming the variable. */
@@ -125,5 +134,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminToken: e.ADMIN_TOKEN,
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
+    cvRetentionDays: e.CV_RETENTION_DAYS,
+    erasureKey: e.ERASURE_KEY,
+    tombstoneDays: e.ERASURE_TOMBSTONE_DAYS,
   });
 }

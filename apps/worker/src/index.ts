@@ -20,6 +20,19 @@ export { createPostgresCrm } from './crm/postgres-crm.ts';
 export { type Database, openDatabase, openPglite, openPostgres } from './db/database.ts';
 export { migrate } from './db/migrate.ts';
 export { deliverSubmission } from './handlers/deliver-submission.ts';
+export {
+  EraseRefused,
+  type EraseReport,
+  erasableAddress,
+  erasePerson,
+} from './privacy/erase-person.ts';
+export { expireCvs } from './privacy/expire-cvs.ts';
+export { type Eraser, openEraser, openStandaloneEraser } from './privacy/open-eraser.ts';
+export {
+  CV_RETENTION_EVERY_MS,
+  CV_RETENTION_SCHEDULER,
+  maintenanceQueueName,
+} from './privacy/schedule-cv-retention.ts';
 export { openCrm, type RunningWorker, startWorker } from './start-worker.ts';
 export { createWorker } from './worker.ts';
 export { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';

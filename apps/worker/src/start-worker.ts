@@ -9,6 +9,8 @@ import type { Crm } from './crm/crm.ts';
 import { createPostgresCrm } from './crm/postgres-crm.ts';
 import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { type Eraser, openEraser } from './privacy/open-eraser.ts';
+import { scheduleCvRetention } from './privacy/schedule-cv-retention.ts';
 import { type MetricsServer, serveMetrics } from './serve-metrics.ts';
 import { createWorker } from './worker.ts';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';
@@ -42,13 +44,18 @@ export async function startWorker(
     : undefined;
   const worker = createWorker({ config, crm, storage, logger, metrics });
   await worker.waitUntilReady();
+  // No bucket, no CVs to expire.
+  const retention = storage ? await scheduleCvRetention({ config, crm, storage, logger }) : undefined;
   let server: MetricsServer | undefined;
+  let eraser: Eraser | undefined;
   if (config.metricsPort !== undefined) {
+    eraser = openEraser({ config, crm, storage, actor: 'admin-api' });
     server = await serveMetrics({
       registry: metrics.registry,
       port: config.metricsPort,
       host: config.metricsHost,
       adminToken: config.adminToken,
+      eraser,
     });
     if (config.adminToken) logger.info({ url: server.url }, 'worker metrics listening');
     else logger.warn('METRICS_PORT is set but ADMIN_TOKEN is not: the metrics port answers 404 (admin surface off)');
@@ -59,6 +66,8 @@ export async function startWorker(
     metricsUrl: server?.url,
     async stop() {
       await server?.close();
+      await eraser?.close();
+      await retention?.close();
       await worker.close();
       await crm.close();
       storage?.close();

@@ -7,6 +7,7 @@ import type { WorkerConfig } from './config.ts';
 import { createWorkerRedis } from './create-worker-redis.ts';
 import type { Crm } from './crm/crm.ts';
 import { deliverSubmission } from './handlers/deliver-submission.ts';
+import { createErasureCheck } from './handlers/refuse-erased.ts';
 import { observeJobs } from './observe-jobs.ts';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';
 
@@ -50,9 +51,15 @@ export function createWorker({
   };
   // With tracing on, each attempt is a consumer span in the trace of the request that added the job.
   const telemetry = queueTelemetry();
+  const isErased = createErasureCheck({
+    redis: connection,
+    settings: config.redis,
+    queueName: config.queueName,
+    secret: config.erasureKey,
+  });
   const worker = new Worker(
     config.queueName,
-    (job) => deliverSubmission(job, counted, { storage, urlTtlSeconds: config.cvUrlTtlSeconds, logger }),
+    (job) => deliverSubmission(job, counted, { storage, urlTtlSeconds: config.cvUrlTtlSeconds, logger }, isErased),
     {
       connection,
       prefix: config.redis.prefix,

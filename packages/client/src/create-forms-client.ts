@@ -5,7 +5,7 @@ import { newIdempotencyKey } from './new-idempotency-key.ts';
 import { readAsBase64 } from './read-as-base64.ts';
 import { type RetryOptions, sendWithRetry } from './send-with-retry.ts';
 
-export type EndpointOf<K extends SubmissionKind> = Extract<SubmissionEndpoint, { kind: K }>;
+type EndpointOf<K extends SubmissionKind> = Extract<SubmissionEndpoint, { kind: K }>;
 /** What a site sends to an endpoint: the request schema's input type. */
 export type SubmissionInput<K extends SubmissionKind> = v.InferInput<EndpointOf<K>['request']>;
 /** What the endpoint answers on success. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type Seen = { method: string; url: string; headers: IncomingMessage['headers']; body: string; at: number };
+type Seen = { method: string; url: string; headers: IncomingMessage['headers']; body: string; at: number };
 export type Answer = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** For tests: a real HTTP server on 127.0.0.1 that answers each request with the next scripted answer. */
@@ -38,6 +38,3 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 
 /** Drops the connection without an answer: the client sees a network error. */
 export const hangUp: Answer = (req) => req.socket.destroy();
-
-/** Never answers. */
-export const hang: Answer = () => {};

@@ -11,8 +11,6 @@ import { redisAnswers } from './redis-server.ts';
 
 const run = promisify(execFile);
 
-export type ClusterNodeProcess = { port: number; process: ChildProcess };
-
 export type LocalRedisCluster = {
   /** `127.0.0.1:P1,127.0.0.1:P2,…`: the value for REDIS_CLUSTER_NODES. */
   seeds: string;

@@ -131,6 +131,12 @@ export const ERROR_CODES = {
     error: 'cv_too_large',
     message: () => 'The CV in "cvFile" is larger than 5 MiB; compress it, or send a link to it in "cv" instead.',
   },
+  BODY_TIMEOUT: {
+    status: 408,
+    error: 'body_timeout',
+    message: (_f?: string, detail = 'did not arrive in time') =>
+      `The body ${detail}; send it again (from a faster connection), or send a link to the CV in "cv" instead of the file.`,
+  },
   CV_UPLOADS_BUSY: {
     status: 503,
     error: 'cv_uploads_busy',

@@ -95,7 +95,7 @@ function operationId(path: string, method: string) {
 const INPUT_RULES =
   'Unknown fields, `__proto__` included, are dropped and never stored. Strings are trimmed after validation, and an optional string left empty is ignored. ' +
   'NUL characters are removed and lone UTF-16 surrogates replaced with U+FFFD before the submission is queued, so that every CRM can store it. ' +
-  `Refused before validation: a body nested more than ${BODY_LIMITS.depth} levels deep (400 \`INVALID_JSON\`), or sent with a \`Content-Encoding\` other than identity (415).`;
+  `Refused before validation: a body nested more than ${BODY_LIMITS.depth} levels deep, or holding more than ${BODY_LIMITS.members} members and items in all (400 \`INVALID_JSON\`), or sent with a \`Content-Encoding\` other than identity (415).`;
 
 function sizeRule(bytes: number, code: string): string {
   const size = bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
@@ -136,11 +136,15 @@ function submissionPaths(): Record<string, Json> {
         requestBody: { required: true, content: json(ref(endpoint.requestName)) },
         responses: {
           '200': { description: `Accepted and queued.`, content: json(ref(endpoint.responseName)) },
-          ...errorResponses([400, 405, 409, 413, 415, 429, 500, 503], endpoint.errorStyle, {
-            400:
-              'EMAIL_REQUIRED, FIELD_REQUIRED, INVALID_EMAIL, INVALID_FIELD, INVALID_JSON, INVALID_HOST, INVALID_IDEMPOTENCY_KEY' +
-              (endpoint.workEmailOnly ? ', WORK_EMAIL_REQUIRED' : ''),
-          }),
+          ...errorResponses(
+            [400, 405, 409, ...(endpoint.kind === 'careers-apply' ? [408] : []), 413, 415, 429, 500, 503],
+            endpoint.errorStyle,
+            {
+              400:
+                'EMAIL_REQUIRED, FIELD_REQUIRED, INVALID_EMAIL, INVALID_FIELD, INVALID_JSON, INVALID_HOST, INVALID_IDEMPOTENCY_KEY' +
+                (endpoint.workEmailOnly ? ', WORK_EMAIL_REQUIRED' : ''),
+            },
+          ),
         },
       },
     };

@@ -4,7 +4,7 @@ import { KoaAdapter } from '@bull-board/koa';
 import type { Queue } from 'bullmq';
 import type { Middleware } from 'koa';
 
-export const BULL_BOARD_PATH = '/admin/queues';
+const BULL_BOARD_PATH = '/admin/queues';
 
 /**
  * Bull Board for the submissions queue, served under /admin/queues (behind the admin wing's checks).

@@ -21,10 +21,7 @@ export function refuseCrossSite() {
     if (!SAFE.has(ctx.method)) {
       const site = ctx.get('sec-fetch-site');
       const origin = ctx.get('origin');
-      // Our own origin from protocol and host: Koa 3's `ctx.origin` answers the request's Origin header
-      // when there is one, which would make every origin look like ours.
-      const ours = `${ctx.protocol}://${ctx.host}`;
-      if ((site && site !== 'same-origin' && site !== 'none') || (origin && origin !== ours)) {
+      if ((site && site !== 'same-origin' && site !== 'none') || (origin && !isOurOrigin(ctx, origin))) {
         ctx.status = 403;
         ctx.body = { error: 'FORBIDDEN_ORIGIN', message: 'Admin writes are accepted from this origin only.' };
         return;
@@ -32,4 +29,16 @@ export function refuseCrossSite() {
     }
     return next();
   };
+}
+
+/**
+ * Our own origin is this host, over the protocol the request came by or over https. Koa 3's `ctx.origin`
+ * answers the request's Origin header when there is one, which would make every origin look like ours, so
+ * it is built from the host. https as well: behind a proxy that ends TLS, without TRUST_PROXY (which
+ * clients must not be able to spoof on a gateway reached directly), the request looks like plain http
+ * while the operator's page, and so its Origin, is https://host; the board's own writes were refused 403.
+ * The same host over a stronger scheme is no other site.
+ */
+function isOurOrigin(ctx: Context, origin: string): boolean {
+  return origin === `${ctx.protocol}://${ctx.host}` || origin === `https://${ctx.host}`;
 }

@@ -1,5 +1,6 @@
 import { tokenMatches } from '@forms/observability';
 import type { Context, Next } from 'koa';
+import { canonicalPath } from '../middleware/admin-path.ts';
 
 /**
  * The one credential of the admin surface, ADMIN_TOKEN, presented as a bearer token (Prometheus, curl,
@@ -13,7 +14,7 @@ export function requireAdminToken(token: string) {
     ctx.status = 401;
     ctx.set(
       'WWW-Authenticate',
-      ctx.path.startsWith('/admin/queues')
+      canonicalPath(ctx.path).startsWith('/admin/queues')
         ? 'Basic realm="forms admin", charset="UTF-8"'
         : 'Bearer realm="forms admin"',
     );

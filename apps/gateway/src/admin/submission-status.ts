@@ -4,6 +4,14 @@ import type { Job, Queue } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import { withRedisDeadline } from '../redis-deadline.ts';
 
+/** Our ids: `sub_` or `con_` and a lower-case ULID (Crockford base32: no i, l, o, u), as `newId` makes them. */
+const ID_SHAPE = /^(sub|con)_[0-9a-hjkmnp-tv-z]{26}$/;
+
+/** True for a string shaped like a submission id or a contact's recordId, the only ids the status route looks up. */
+export function isSubmissionIdShape(id: string): boolean {
+  return ID_SHAPE.test(id);
+}
+
 /**
  * A submission's status for support, by submission id (the job's key) or by recordId (a contact's
  * submissions through the worker's record index; every other kind's recordId is its submission id).

@@ -2,14 +2,14 @@ import type { Context } from 'koa';
 import type { PublishedFile } from './content/site.ts';
 
 /** Discovery files change only with a deploy: an hour in caches, then revalidated by ETag. */
-export const PUBLISHED_CACHE_CONTROL = 'public, max-age=3600';
+const PUBLISHED_CACHE_CONTROL = 'public, max-age=3600';
 
 /**
  * If-None-Match per RFC 9110 (weak comparison, `*` matches). Koa's `ctx.fresh` is not used: it says
  * "not fresh" whenever the request carries `Cache-Control: no-cache`, which fetch() adds to every
  * conditional request, though that directive is addressed to caches, not to the origin.
  */
-export function matchesIfNoneMatch(header: string, etag: string): boolean {
+function matchesIfNoneMatch(header: string, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   const bare = (tag: string) => tag.trim().replace(/^W\//, '');

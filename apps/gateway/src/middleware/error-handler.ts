@@ -32,7 +32,7 @@ export function errorHandler({ logger, documentation }: { logger: Logger; docume
 function toApiError(err: unknown, tooLarge?: TooLarge): ApiError {
   if (err instanceof ApiError) return err;
   const e = err as { status?: number; type?: string; limit?: number };
-  // Body-reading errors: raw-body's (readJsonBody), and co-body's from the koa-bodyparser inside Bull Board
+  // Body-reading errors: readBody's (readJsonBody, named as raw-body names them), and co-body's from Bull Board's koa-bodyparser
   if (e.type === 'entity.too.large') {
     return tooLarge
       ? new ApiError(tooLarge.code, tooLarge.field ? { field: tooLarge.field } : {})

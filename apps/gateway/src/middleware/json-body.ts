@@ -1,8 +1,9 @@
-import { BODY_LIMITS, type ErrorCode } from '@forms/schemas';
+import type { ErrorCode } from '@forms/schemas';
 import bourne from '@hapi/bourne';
 import type { Context, Next } from 'koa';
-import getRawBody from 'raw-body';
 import { ApiError } from '../errors.ts';
+import { createShapeScanner } from './json-shape.ts';
+import { type BodyPace, readBody } from './read-body.ts';
 
 /** `application/<anything>+json`, which is read as JSON too. */
 const JSON_SUFFIX_TYPE = /^application\/[\w.+-]+\+json$/;
@@ -19,33 +20,26 @@ declare module 'koa' {
 /** What a body over the limit is answered with on a route, when not the generic PAYLOAD_TOO_LARGE. */
 export type TooLarge = { code: ErrorCode; field?: string };
 
-/** True when `value` nests deeper than `max`; iterative, so depth cannot overflow it. */
-export function nestsDeeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > max) return true;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
-
 /**
  * Reads a JSON body with a size limit chosen per route, and returns it parsed. Anything but JSON is a 415
  * before a byte is read, and so is a compressed body: browsers never compress request bodies, ours are at
  * most a few KiB (a CV is already compressed), and a body we never inflate can be neither corrupt (zlib
- * errors were 500s) nor a zip bomb. A body over the limit is a 413 (raw-body checks Content-Length first,
+ * errors were 500s) nor a zip bomb. A body over the limit is a 413 (readBody checks Content-Length first,
  * then counts): PAYLOAD_TOO_LARGE, or the route's own `tooLarge` (careers-apply, where only the CV can be
  * that large), which the error handler reads from `ctx.state`. The text is UTF-8; it must be an object or
  * an array (an empty body is `{}`), else a 400. `__proto__` keys are removed at any depth while parsing
- * (@hapi/bourne; unknown fields, dropped like the rest), and a body nested deeper than BODY_LIMITS.depth is
- * a 400.
+ * (@hapi/bourne; unknown fields, dropped like the rest). While the bytes arrive, their shape is scanned
+ * (`createShapeScanner`): deeper than BODY_LIMITS.depth or wider than BODY_LIMITS.members is a 400 at once.
+ * `pace` (careers) cuts a body that arrives too slowly (`readBody`).
  *
- * raw-body and bourne are what koa-bodyparser ran underneath; called directly, the submission path no longer
- * pays for that middleware's content negotiation and wrapping on every request.
+ * bourne is what koa-bodyparser ran underneath; called directly, the submission path does not pay for that
+ * middleware's content negotiation and wrapping on every request. raw-body, which it also ran, is replaced
+ * by `readBody`: it has no way to look at chunks as they come, nor a read deadline.
  */
-export async function readJsonBody(ctx: Context, { limit, tooLarge }: { limit: number; tooLarge?: TooLarge }) {
+export async function readJsonBody(
+  ctx: Context,
+  { limit, tooLarge, pace }: { limit: number; tooLarge?: TooLarge; pace?: BodyPace | undefined },
+) {
   if (tooLarge) ctx.state.tooLarge = tooLarge;
   const type = ctx.request.type;
   if (type !== 'application/json' && !JSON_SUFFIX_TYPE.test(type)) {
@@ -58,8 +52,17 @@ export async function readJsonBody(ctx: Context, { limit, tooLarge }: { limit: n
       headers: { 'Accept-Encoding': 'identity' },
     });
   }
-  const declared = ctx.req.headers['content-length'];
-  const text = (await getRawBody(ctx.req, { limit, length: declared ?? null })).toString('utf8');
+  let raw: Buffer;
+  try {
+    // The shape is scanned as the bytes arrive: a nesting or width bomb is refused without being parsed,
+    // from its first chunk.
+    raw = await readBody(ctx.req, { limit, scan: createShapeScanner(), ...(pace ? { pace } : {}) });
+  } catch (err) {
+    // Refused before the body ended: close the connection rather than wait for (or read) the rest.
+    if (!ctx.req.complete) ctx.set('Connection', 'close');
+    throw err;
+  }
+  const text = raw.toString('utf8');
   if (text === '') return {};
   if (!OBJECT_OR_ARRAY.test(text)) throw new ApiError('INVALID_JSON');
   let body: unknown;
@@ -68,16 +71,11 @@ export async function readJsonBody(ctx: Context, { limit, tooLarge }: { limit: n
   } catch {
     throw new ApiError('INVALID_JSON');
   }
-  if (nestsDeeperThan(body, BODY_LIMITS.depth)) {
-    throw new ApiError('INVALID_JSON', {
-      detail: `is nested more than ${BODY_LIMITS.depth} levels deep; send a flat JSON object`,
-    });
-  }
   return body;
 }
 
 /** readJsonBody as middleware, leaving the body in `ctx.request.body`. */
-export function jsonBody(options: { limit: number; tooLarge?: TooLarge }) {
+export function jsonBody(options: { limit: number; tooLarge?: TooLarge; pace?: BodyPace }) {
   return async function jsonBody(ctx: Context, next: Next) {
     ctx.request.body = await readJsonBody(ctx, options);
     await next();

@@ -21,7 +21,7 @@ import { bodyFingerprint } from './idempotency-key.ts';
 import { newId } from './ids.ts';
 import type { Quarantine } from './quarantine.ts';
 import type { Enqueue, ProducerRedis } from './queue.ts';
-import type { RateLimit } from './rate-limit.ts';
+import { type RateLimit, rateLimited } from './rate-limit.ts';
 import type { SubmissionKeys } from './submission-keys.ts';
 import { parseOrThrow } from './validate.ts';
 import { isWorkEmail } from './work-email.ts';
@@ -65,10 +65,8 @@ type Outcome = { submissionId: string; recordId: string; known: boolean; cvUploa
  */
 export async function acceptSubmission(deps: SubmissionDeps, endpoint: SubmissionEndpoint, req: SubmissionRequest) {
   const { config } = deps;
-  // A client Redis already refused in this window is refused again here, before its body costs anything.
+  // A client already refused in this window was refused before its body was read (submission-routes.ts).
   const rateLimit = deps.rateLimit.forClient(req.ip);
-  const waitMs = rateLimit && deps.rateLimit.waitFor(rateLimit.client);
-  if (waitMs) throw rateLimited(deps, waitMs);
   // Narrowing on the kind types the parsed body by its own endpoint's schema, so the payload needs no cast.
   let parsed: { careers: CareersApplyRequestOutput } | { other: JobData };
   if (endpoint.kind === 'careers-apply') {
@@ -117,7 +115,7 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
   let outcome: Outcome = { submissionId, recordId: submissionId, known: false, cvUploadFailed: false };
   if (claim?.kind === 'limited') {
     if (rateLimit) deps.rateLimit.refused(rateLimit.client, claim.retryAfterMs);
-    throw rateLimited(deps, claim.retryAfterMs);
+    throw rateLimited(deps.counters, claim.retryAfterMs);
   }
   if (claim?.kind === 'new') outcome = { ...outcome, recordId: claim.recordId, known: claim.known };
   if (claim?.kind === 'replay') {
@@ -155,13 +153,6 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     );
   }
   return answer(deps, endpoint, request, workEmail, outcome);
-}
-
-function rateLimited({ counters }: SubmissionDeps, retryAfterMs: number): ApiError {
-  counters.rateLimited++;
-  return new ApiError('RATE_LIMITED', {
-    headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
-  });
 }
 
 function answer(

@@ -4,7 +4,7 @@ import { writeAtEndOfTurn } from './queue.ts';
 import type { SubmissionKeys } from './submission-keys.ts';
 
 /** What the first request with an Idempotency-Key recorded, as a retry finds it. */
-export type IdempotencyRecord = {
+type IdempotencyRecord = {
   fingerprint: string;
   submissionId: string;
   recordId: string;
@@ -76,7 +76,7 @@ function withClaimCommand(redis: Redis | Cluster): ClaimingRedis {
 }
 
 /** Idempotency records are kept a day: long enough for any client's retries, short enough to bound them. */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
 /**
  * Claims what a submission needs before its job is added: a place in its client's rate-limit window (when

@@ -3,7 +3,6 @@
  * producer's Redis connection and queue that `startGateway` opens for it.
  */
 export { type AbuseCounters, createAbuseCounters } from './abuse-counters.ts';
-export type { SubmissionDeps } from './accept-submission.ts';
 export { createProducerRedis, createSubmissionQueue, type ProducerRedis } from './queue.ts';
 export { submissionKeys } from './submission-keys.ts';
-export { type SubmissionWingDeps, submissionRoutes } from './submission-routes.ts';
+export { submissionRoutes } from './submission-routes.ts';

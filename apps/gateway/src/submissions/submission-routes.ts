@@ -9,7 +9,7 @@ import { cvUploadSlots } from './cv/cv-upload-slots.ts';
 import { readIdempotencyKey } from './idempotency-key.ts';
 import { createQuarantine } from './quarantine.ts';
 import { createEnqueue } from './queue.ts';
-import { createRateLimit } from './rate-limit.ts';
+import { createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
 import { submissionKeys } from './submission-keys.ts';
 import { waitForReplicas } from './wait-for-replicas.ts';
 
@@ -46,8 +46,17 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     rateLimit: createRateLimit(config.rateLimit),
   };
   // One set of slots for the process: the cap is on memory, whichever route the CV comes by.
-  const cvSlots = cvUploadSlots({ max: config.cvUploadSlots, smallBodyBytes: BODY_LIMITS.submissionBytes });
-  const careersBody = { limit: BODY_LIMITS.careersBytes, tooLarge: { code: 'CV_TOO_LARGE', field: 'cvFile.data' } };
+  const cvSlots = cvUploadSlots({
+    max: config.cvUploadSlots,
+    perClient: config.cvUploadSlotsPerClient,
+    smallBodyBytes: BODY_LIMITS.submissionBytes,
+  });
+  // A careers body holds a slot while it is read: it must keep arriving (CV_UPLOAD_TIMEOUT_MS, _MIN_BYTES_PER_SECOND).
+  const careersBody = {
+    limit: BODY_LIMITS.careersBytes,
+    tooLarge: { code: 'CV_TOO_LARGE', field: 'cvFile.data' },
+    pace: config.cvUploadPace,
+  } as const;
   const otherBody = { limit: BODY_LIMITS.submissionBytes };
 
   async function submit(ctx: Context, endpoint: SubmissionEndpoint) {
@@ -74,7 +83,32 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     ctx.state.errorStyle = endpoint.errorStyle;
     if (ctx.method !== endpoint.method) return route.otherMethod(ctx, next);
     checkHost(ctx);
-    if (endpoint.kind === 'careers-apply') await cvSlots(ctx, () => submit(ctx, endpoint));
-    else await submit(ctx, endpoint);
+    // The per-client limit before the body costs anything (and before a CV slot is taken): a client Redis
+    // already refused in this window is refused from memory, whatever it sends.
+    const limit = deps.rateLimit.forClient(ctx.ip);
+    const waitMs = limit && deps.rateLimit.waitFor(limit.client);
+    if (waitMs) throw rateLimited(deps.counters, waitMs);
+    try {
+      if (endpoint.kind === 'careers-apply') await cvSlots(ctx, () => submit(ctx, endpoint));
+      else await submit(ctx, endpoint);
+    } catch (err) {
+      // A bad body from a client whose window is full (counted on another gateway, or not yet refused) is
+      // over the limit too: Redis is asked on this error path only.
+      if (limit && isBodyFault(err)) {
+        const key = deps.keys.rateLimit(limit.client);
+        const left = await fullWindowFor(wing.redis, key, limit.requests, config.enqueueTimeoutMs);
+        if (left) {
+          deps.rateLimit.refused(limit.client, left);
+          throw rateLimited(deps.counters, left);
+        }
+      }
+      throw err;
+    }
   };
+}
+
+/** A 4xx about what the client sent (its body, its media type, its size), not about the limit or a key. */
+function isBodyFault(err: unknown): boolean {
+  const status = (err as { status?: unknown })?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 && status !== 409 && status !== 429;
 }

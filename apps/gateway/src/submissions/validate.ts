@@ -13,7 +13,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * client) becomes U+FFFD, the replacement character. Other control characters (tab, newline, …) are kept:
  * Postgres, jsonb and Airtable store them, and a message may hold them.
  */
-export function normalizeText(text: string): string {
+function normalizeText(text: string): string {
   return text.replace(NUL, '').replace(LONE_SURROGATE, '\ufffd').trim();
 }
 
@@ -23,7 +23,7 @@ export function normalizeText(text: string): string {
  * cell. Required fields cannot end up empty: their schema asks for a character that is neither white space
  * nor NUL.
  */
-export function normalizeOutput(value: unknown): unknown {
+function normalizeOutput(value: unknown): unknown {
   if (typeof value === 'string') return normalizeText(value);
   if (Array.isArray(value)) return value.map(normalizeOutput);
   if (value === null || typeof value !== 'object') return value;

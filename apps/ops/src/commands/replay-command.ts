@@ -60,6 +60,7 @@ export function replayCommand(ctx: CliContext): Command {
         } else {
           await forEachFailedJob(queue, toFilter(options), (job) => candidates.push(candidateOf(job)));
         }
+        const unknownIds = missing.length;
         // Oldest accepted first: the order they were meant to reach the CRM in.
         candidates.sort((a, b) => a.acceptedAt.localeCompare(b.acceptedAt));
         if (options.dryRun)
@@ -69,6 +70,7 @@ export function replayCommand(ctx: CliContext): Command {
             wouldReplay: candidates.map((c) => c.id),
             skipped,
             missing,
+            unknownIds,
             errors: [] as { id: string; error: string }[],
           };
         const replayed: string[] = [];
@@ -103,10 +105,12 @@ export function replayCommand(ctx: CliContext): Command {
           count: replayed.length,
           detail: { skipped: skipped.length, missing: missing.length, errors: errors.length },
         });
-        return { dryRun: false, replayed, skipped, missing, errors };
+        return { dryRun: false, replayed, skipped, missing, unknownIds, errors };
       });
       const { errors } = result;
-      if (errors.length > 0) process.exitCode = 1;
+      // 1 for a job that could not be replayed, and for an id asked for that names nothing (README: nothing
+      // found); a job a concurrent purge took between the listing and its replay is only counted missing.
+      if (errors.length > 0 || result.unknownIds > 0) process.exitCode = 1;
       const summary = {
         replayed: result.replayed.length,
         skipped: result.skipped.length,

@@ -25,6 +25,11 @@ export type DeliveredSubmission = JobPayload & { cv?: DeliveredCv };
 /** What a CRM driver keeps of one delivered submission: its own record id, beside ours. */
 export type DeliveryResult = { crmRecordId: string };
 
+/** A person to erase: the lower-cased address, and every submission id the queue still knew for it. */
+export type ErasureTarget = { email: string; submissionIds: readonly string[] };
+
+export type ErasedRecords = { records: number; submissionIds: string[] };
+
 /**
  * The one interface every CRM driver implements. `deliver` must be an idempotent upsert keyed by
  * something stable (the email for contact kinds, the submission id for the rest): a retry, a stalled job
@@ -34,6 +39,14 @@ export type DeliveryResult = { crmRecordId: string };
 export type Crm = {
   name: string;
   deliver(submission: DeliveredSubmission): Promise<DeliveryResult>;
+  /**
+   * Every record of the person: those holding the address (any table) and those of the given submission
+   * ids. Counts them with `dryRun`, else deletes them; answers how many, and the submission ids they had
+   * (so the CV objects of submissions the queue no longer holds are found too).
+   */
+  erase(target: ErasureTarget, options: { dryRun: boolean }): Promise<ErasedRecords>;
+  /** Clears the CV link (key, file, description) of these submissions' records; answers how many changed. */
+  clearCvLinks(submissionIds: readonly string[]): Promise<number>;
   close(): Promise<void>;
 };
 

@@ -24,6 +24,32 @@ export function createPostgresCrm(db: Database): Crm {
         throw withoutValues(err, submission);
       }
     },
+    async erase({ email, submissionIds }, { dryRun }) {
+      const ids = [...submissionIds];
+      // Every table that holds a person: contacts by the address, submissions by the address or the id.
+      const contacts = 'FROM contacts WHERE lower(email) = $1';
+      const submissions = 'FROM submissions WHERE lower(email) = $1 OR id = ANY($2::text[])';
+      if (dryRun) {
+        const counted = await db.query<{ n: number }>(`SELECT count(*)::int AS n ${contacts}`, [email]);
+        const rows = await db.query<{ id: string }>(`SELECT id ${submissions}`, [email, ids]);
+        return { records: counted.rows[0]!.n + rows.rows.length, submissionIds: rows.rows.map((r) => r.id) };
+      }
+      return db.transaction(async (tx) => {
+        const gone = await tx.query(`DELETE ${contacts} RETURNING 1`, [email]);
+        const rows = await tx.query<{ id: string }>(`DELETE ${submissions} RETURNING id`, [email, ids]);
+        return { records: gone.rows.length + rows.rows.length, submissionIds: rows.rows.map((r) => r.id) };
+      });
+    },
+    async clearCvLinks(submissionIds) {
+      if (submissionIds.length === 0) return 0;
+      const { rows } = await db.query(
+        `UPDATE submissions SET cv_key = NULL, cv_filename = NULL, cv_content_type = NULL, cv_size = NULL,
+                                cv_sha256 = NULL, payload = payload - 'stagedCv'
+           WHERE id = ANY($1::text[]) AND cv_key IS NOT NULL RETURNING 1`,
+        [[...submissionIds]],
+      );
+      return rows.length;
+    },
     close: () => db.close(),
   };
 

@@ -56,7 +56,7 @@ export type WidgetResourceEntry = {
   url: string;
 };
 
-export const widgetUri = (name: WidgetName) => `ui://service/${name}`;
+const widgetUri = (name: WidgetName) => `ui://service/${name}`;
 
 const WIDGET_TEXT: Record<WidgetName, { title: string; description: string }> = {
   services: {

@@ -1,7 +1,7 @@
 import type { LatestVideo } from '@forms/schemas';
 import { fetchFeed, parseLatestVideo } from './video-feed.ts';
 
-export type LatestVideoAnswer = { video: LatestVideo; state: 'fresh' | 'stale'; ageMs: number };
+type LatestVideoAnswer = { video: LatestVideo; state: 'fresh' | 'stale'; ageMs: number };
 
 export type LatestVideoSource = {
   /** The latest video: cached for `ttlMs`, refetched after, the last good one if the refetch fails. */

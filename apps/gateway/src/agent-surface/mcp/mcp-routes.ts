@@ -19,7 +19,7 @@ import { validHost } from '../../middleware/valid-host.ts';
 import type { Site } from '../content/site.ts';
 import { CHAT_FRAME_ANCESTORS } from '../content/widgets/widget-csp.ts';
 import { allowedOrigin, LOCAL_DEV_ORIGINS, originMatcher } from './allowed-origin.ts';
-import { createMcpServer, MCP_SERVER_NAME } from './mcp-server.ts';
+import { createMcpServer, invalidParams, MCP_SERVER_NAME } from './mcp-server.ts';
 
 const ALLOW = ['GET', 'POST', 'DELETE'];
 
@@ -27,7 +27,7 @@ const ALLOW = ['GET', 'POST', 'DELETE'];
  * One JSON-RPC 2.0 message, parsed with JsonRpcRequestSchema, the schema /openapi.json documents for this
  * body; anything else is a 400 that says what is wrong. Batches were dropped in MCP 2025-06-18.
  */
-export function parseJsonRpc(body: unknown): JsonRpcRequest {
+function parseJsonRpc(body: unknown): JsonRpcRequest {
   const invalid = (detail: string) => new ApiError('INVALID_JSONRPC_REQUEST', { detail });
   if (Array.isArray(body)) throw invalid('is a batch; send one JSON-RPC message per request');
   const result = v.safeParse(JsonRpcRequestSchema, body, { abortPipeEarly: true });
@@ -48,7 +48,7 @@ function negotiate(message: JsonRpcRequest): JsonRpcRequest {
   return supported ? message : { ...message, params: { ...message.params, protocolVersion: MCP_PROTOCOL_VERSIONS[0] } };
 }
 
-export function mcpDescriptor(site: Site): McpDescriptor {
+function mcpDescriptor(site: Site): McpDescriptor {
   const c = site.content;
   return {
     name: c.name,
@@ -136,6 +136,12 @@ export function mcpRoutes({ site, config }: { site: Site; config: GatewayConfig 
     const version = ctx.get('mcp-protocol-version');
     if (version && !(MCP_PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
       throw new ApiError('UNSUPPORTED_PROTOCOL_VERSION', { detail: MCP_PROTOCOL_VERSIONS.join(', ') });
+    }
+    const refused = invalidParams(message);
+    if (refused) {
+      ctx.type = 'application/json';
+      ctx.body = refused;
+      return;
     }
     await answerWithSdk(ctx, site, descriptor.endpoint, negotiate(message), version);
   });

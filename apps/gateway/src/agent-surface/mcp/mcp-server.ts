@@ -19,7 +19,34 @@ import { listResources, readResource } from './read-resource.ts';
 
 export const MCP_SERVER_NAME = 'creator-marketing-agency';
 
-export function listTools(site: Site): Tool[] {
+/** The SDK's schema of each request whose handler needs params, checked before the SDK sees the message. */
+const REQUESTS_WITH_PARAMS = {
+  'tools/call': CallToolRequestSchema,
+  'resources/read': ReadResourceRequestSchema,
+  'prompts/get': GetPromptRequestSchema,
+} as const;
+
+/**
+ * JSON-RPC's -32602 for a request whose params do not fit its method (none, or a `name` that is no
+ * string), with a message naming the first fault; undefined when they fit or the method takes none. The
+ * SDK checks the same schemas inside its handler and answers a failure -32603 (internal error) with the
+ * whole schema error as its message.
+ */
+export function invalidParams(message: { method: string; id?: unknown; params?: unknown }) {
+  const schema = REQUESTS_WITH_PARAMS[message.method as keyof typeof REQUESTS_WITH_PARAMS];
+  if (!schema || message.id === undefined) return undefined;
+  const parsed = schema.safeParse(message);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0]!;
+  const at = issue.path.map(String).join('.') || 'params';
+  return {
+    jsonrpc: '2.0' as const,
+    id: message.id,
+    error: { code: ErrorCode.InvalidParams, message: `Invalid params: "${at}": ${issue.message}`.slice(0, 160) },
+  };
+}
+
+function listTools(site: Site): Tool[] {
   return toolCatalogue(site.content).map((tool) => {
     const uri = tool.widget ? `ui://service/${tool.widget}` : undefined;
     return {

@@ -4,7 +4,7 @@ import type { Site } from '../content/site.ts';
 import { widgetResourceMeta } from '../content/widget-meta.ts';
 
 /** JSON-RPC code for an unknown resource, as the MCP spec names it. */
-export const RESOURCE_NOT_FOUND = -32002;
+const RESOURCE_NOT_FOUND = -32002;
 
 export function listResources(site: Site): Resource[] {
   const c = site.content;

@@ -1,11 +1,8 @@
 import type { ObjectStorage } from '@forms/object-storage';
-import type { CvFileSchema, StagedCv } from '@forms/schemas';
+import type { StagedCv } from '@forms/schemas';
 import type { Logger } from 'pino';
-import type * as v from 'valibot';
 import type { CheckedCv } from './decode-cv.ts';
 import { stageCv } from './stage-cv.ts';
-
-export type CvFile = v.InferOutput<typeof CvFileSchema>;
 
 type CvOutcome = { stagedCv: StagedCv; cvUploadFailed: false } | { stagedCv?: undefined; cvUploadFailed: boolean };
 

@@ -15,16 +15,22 @@ beforeAll(async () => {
       QUEUE_NAME: `slots-${randomUUID()}`,
       LOG_LEVEL: 'silent',
       CV_UPLOAD_SLOTS: '2',
+      // Each upload from an address of its own: one address holds one slot at most.
+      TRUST_PROXY: 'true',
     }),
   );
 });
 afterAll(() => gateway.stop());
 
 /** A careers request announcing a 6 MiB body and sending only its first bytes: it holds its slot. */
-function heldUpload() {
+function heldUpload(address: string) {
   const req = request(`${gateway.url}/api/careers-apply`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'content-length': String(6 * 1024 * 1024) },
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(6 * 1024 * 1024),
+      'x-forwarded-for': address,
+    },
   });
   req.on('error', () => {});
   req.write(
@@ -35,13 +41,17 @@ function heldUpload() {
 
 describe('concurrent CV uploads', () => {
   it('past the slots, a careers request is answered 503 CV_UPLOADS_BUSY with Retry-After before its body is read', async () => {
-    const held = [heldUpload(), heldUpload()];
+    const held = [heldUpload('203.0.113.1'), heldUpload('203.0.113.2')];
     try {
       await sleep(300); // both reach the gateway and take their slots
       // Without the slots, this request would wait for its 6 MiB like the others (the signal fails the test).
       const third = await fetch(`${gateway.url}/api/careers-apply`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-length': String(6 * 1024 * 1024) },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(6 * 1024 * 1024),
+          'x-forwarded-for': '203.0.113.3',
+        },
         body: 'x'.repeat(6 * 1024 * 1024),
         signal: AbortSignal.timeout(5_000),
       });

@@ -6,10 +6,12 @@ import type { WorkerMetrics } from '../../worker-metrics.ts';
 import type { Crm } from '../crm.ts';
 import { createAirtableClient } from './airtable-client.ts';
 import { type AirtableMapping, loadAirtableMapping, toAirtableWrite } from './airtable-mapping.ts';
+import { createAirtableRecords } from './airtable-records.ts';
 import { watchBaseFault } from './base-fault.ts';
 import { createBaseRateLimiter } from './base-rate-limiter.ts';
 import { countRequests } from './count-requests.ts';
-import { createMergeKeyGuard } from './merge-key-guard.ts';
+import { clearAirtableCvLinks, eraseAirtableRecords } from './erase-airtable-records.ts';
+import { createMergeKeyGuard, mergeKeyNames } from './merge-key-guard.ts';
 import { type BatcherStats, createUpsertBatcher } from './upsert-batcher.ts';
 
 export type AirtableSettings = {
@@ -79,10 +81,25 @@ export function createAirtableCrm({
     maxClaimHoldMs: settings.requestTimeoutMs / 2,
     logger,
   });
+  // Erase and CV retention: list, delete and update by id, through the same shared limiter.
+  const records = createAirtableRecords({ ...settings, timeoutMs: settings.requestTimeoutMs, limiter });
   return {
     name: 'airtable',
     deliver: (submission) =>
       batcher.enqueue({ ...toAirtableWrite(submission, mapping), trace: activeTraceLink() }, submission.acceptedAt),
+    async erase(target, options) {
+      const erased = await eraseAirtableRecords(records, mapping, target, options);
+      // The driver's own per-record state (field stamps, the Airtable id) goes with the records.
+      if (!options.dryRun) {
+        const tables = new Set(Object.values(mapping.kinds).map((k) => k.table));
+        const keys = [...tables].flatMap((table) =>
+          [target.email, ...target.submissionIds].flatMap((value) => mergeKeyNames(queueName, table, value)),
+        );
+        for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
+      }
+      return erased;
+    },
+    clearCvLinks: (submissionIds) => clearAirtableCvLinks(records, mapping, submissionIds),
     stats: () => batcher.stats(),
     async close() {
       await batcher.close();

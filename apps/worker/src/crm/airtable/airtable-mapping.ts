@@ -6,7 +6,7 @@ import * as v from 'valibot';
 import { acceptanceStamp, type DeliveredSubmission, isContactKind } from '../crm.ts';
 
 /** The mapping shipped with the worker; `AIRTABLE_MAPPING_FILE` points elsewhere. */
-export const DEFAULT_MAPPING_FILE = fileURLToPath(
+const DEFAULT_MAPPING_FILE = fileURLToPath(
   // From src/crm/airtable/ when run as TypeScript, from dist/ when bundled: apps/worker/airtable-mapping.json
   // either way, whatever the working directory.
   new URL(
@@ -21,7 +21,7 @@ const fieldName = v.pipe(v.string(), v.trim(), v.minLength(1, 'an Airtable field
  * The stored files a delivered submission can carry, by the top-level key that holds them. Only the worker
  * puts them there (never the client's `data`), each with a short-lived URL Airtable copies the file from.
  */
-export const ATTACHMENT_SOURCES = ['cv'] as const satisfies readonly (keyof DeliveredSubmission)[];
+const ATTACHMENT_SOURCES = ['cv'] as const satisfies readonly (keyof DeliveredSubmission)[];
 type AttachmentSource = (typeof ATTACHMENT_SOURCES)[number];
 
 const KindMappingSchema = v.object({

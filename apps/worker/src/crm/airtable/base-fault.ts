@@ -4,7 +4,7 @@ import type { WorkerRedis } from '../../create-worker-redis.ts';
 export { type AirtableBaseFault, airtableBaseFaultKey };
 
 /** The setting to fix for a status `classifyAirtableFailure` calls a base fault. */
-export function faultVariable(status: number): string {
+function faultVariable(status: number): string {
   return status === 404 ? 'AIRTABLE_BASE_ID or the table names in AIRTABLE_MAPPING_FILE' : 'AIRTABLE_API_KEY';
 }
 
@@ -12,7 +12,7 @@ export function faultVariable(status: number): string {
  * Records the fault (keeping `since` when the same fault stands), expiring after `ttlMs` unless a probe
  * meets it again, so a fleet that stopped does not leave a stale fault behind. Returns true when it is new.
  */
-export async function recordBaseFault(
+async function recordBaseFault(
   redis: WorkerRedis,
   key: string,
   fault: Pick<AirtableBaseFault, 'status' | 'type'>,
@@ -32,7 +32,7 @@ export async function recordBaseFault(
 }
 
 /** Clears the fault once a request went through; true when there was one. */
-export async function clearBaseFault(redis: WorkerRedis, key: string): Promise<boolean> {
+async function clearBaseFault(redis: WorkerRedis, key: string): Promise<boolean> {
   return (await redis.del(key)) > 0;
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { airtableBaseKeys } from '@forms/schemas';
 import type { WorkerRedis } from '../../create-worker-redis.ts';
 
@@ -60,6 +61,8 @@ export type BaseRateLimiter = {
    * again, after one more interval.
    */
   take(): Promise<Grant>;
+  /** Takes a slot, waiting as long as it takes (bounded in turns): for a lone request that holds no leases. Send at once. */
+  acquire(signal?: AbortSignal): Promise<void>;
   /** After a 429 (counted) or a base fault (not counted): nobody sends to the base for `ms`. */
   pause(ms: number, reason?: 'rate-limited' | 'base-fault'): Promise<void>;
   /** 429s counted for this base by every process. */
@@ -124,21 +127,31 @@ export function createBaseRateLimiter({
   });
   let stale = 0;
 
+  async function take(): Promise<Grant> {
+    const asked = performance.now();
+    const settling = settle;
+    const waitMs = Number(await run(TAKE, [keys.nextSlot, keys.pausedUntil], intervalMs, settling ? 1 : 0));
+    if (settling) settle = false;
+    if (waitMs > 0) return { granted: false, waitMs };
+    if (performance.now() - asked > maxGrantLagMs) {
+      stale++;
+      return { granted: false, waitMs: 0 };
+    }
+    return { granted: true };
+  }
+
   return {
     async freeInMs() {
       return Number(await run(FREE_IN, [keys.nextSlot, keys.pausedUntil]));
     },
-    async take() {
-      const asked = performance.now();
-      const settling = settle;
-      const waitMs = Number(await run(TAKE, [keys.nextSlot, keys.pausedUntil], intervalMs, settling ? 1 : 0));
-      if (settling) settle = false;
-      if (waitMs > 0) return { granted: false, waitMs };
-      if (performance.now() - asked > maxGrantLagMs) {
-        stale++;
-        return { granted: false, waitMs: 0 };
+    take,
+    async acquire(signal) {
+      for (let turn = 0; turn < 10_000; turn++) {
+        const grant = await take();
+        if (grant.granted) return;
+        await sleep(grant.waitMs, undefined, { signal });
       }
-      return { granted: true };
+      throw new Error('rate limiter: no slot after 10,000 turns');
     },
     async pause(ms, reason = 'rate-limited') {
       const count429 = reason === 'rate-limited' ? 1 : 0;

@@ -5,7 +5,7 @@ import type { WorkerRedis } from '../../create-worker-redis.ts';
  * How long a record's field stamps are kept after its last write. A replay of a job older than this (from
  * the failed set, where jobs stay until removed) could overwrite newer values, as before this guard.
  */
-export const ORDER_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
+const ORDER_RETENTION_MS = 90 * 24 * 60 * 60 * 1000;
 
 /** The hash field holding the record's Airtable id beside the field stamps (no Airtable field starts with NUL). */
 const RECORD_ID_FIELD = '\u0000record';
@@ -99,6 +99,12 @@ export type MergeKeyGuard = {
   release(token: string, writes: GuardedWrite[]): Promise<void>;
 };
 
+/** A record's lease and order keys (see createMergeKeyGuard); erase deletes them with the record. */
+export function mergeKeyNames(queueName: string, table: string, mergeValue: string): [string, string] {
+  const h = createHash('sha256').update(`${table}\u0000${mergeValue}`).digest('hex').slice(0, 32);
+  return [`forms:{${queueName}}:airtable:lease:${h}`, `forms:{${queueName}}:airtable:order:${h}`];
+}
+
 /**
  * Per Airtable record, in Redis, shared by every worker process: a lease, so only one request for a record
  * is in flight anywhere (two processes upserting one new email into an Airtable that does not serialise
@@ -127,10 +133,7 @@ export function createMergeKeyGuard({
   leaseMs: number;
   retentionMs?: number;
 }): MergeKeyGuard {
-  const keysOf = (write: GuardedWrite) => {
-    const h = createHash('sha256').update(`${write.table}\u0000${write.mergeValue}`).digest('hex').slice(0, 32);
-    return [`forms:{${queueName}}:airtable:lease:${h}`, `forms:{${queueName}}:airtable:order:${h}`];
-  };
+  const keysOf = (write: GuardedWrite) => mergeKeyNames(queueName, write.table, write.mergeValue);
   const orderedFields = (write: GuardedWrite) => (write.stamp === undefined ? [] : write.fields);
   const run = (script: string, keys: string[], args: (string | number)[]) =>
     redis.eval(script, keys.length, ...keys, ...args);

@@ -15,6 +15,7 @@ function freeLimiter(pauses: number[] = []): BaseRateLimiter {
   return {
     freeInMs: async () => 0,
     take: async () => ({ granted: true }),
+    acquire: async () => {},
     pause: async (ms) => void pauses.push(ms),
     rateLimitedCount: async () => pauses.length,
     staleGrants: () => 0,

@@ -1,0 +1,79 @@
+import { createObjectStorage, type ObjectStorage } from '@forms/object-storage';
+import { Queue } from 'bullmq';
+import { pino } from 'pino';
+import type { WorkerConfig } from '../config.ts';
+import { createWorkerRedis } from '../create-worker-redis.ts';
+import type { Crm } from '../crm/crm.ts';
+import { openCrm } from '../start-worker.ts';
+import { EraseRefused, type EraseReport, erasableAddress, erasePerson } from './erase-person.ts';
+
+export type Eraser = {
+  erase(address: string, options: { dryRun: boolean; activeWaitMs?: number }): Promise<EraseReport>;
+  close(): Promise<void>;
+};
+
+/**
+ * `erasePerson` wired to the worker's configuration: its queue, its Redis, its CRM and bucket. Used by the
+ * worker's admin route and by `ops erase`, so both erase exactly the same way. Without ERASURE_KEY every
+ * call is refused (`EraseRefused`) before anything is read: no tombstone could be written.
+ */
+export function openEraser({
+  config,
+  crm,
+  storage,
+  actor,
+}: {
+  config: WorkerConfig;
+  crm: Crm;
+  storage: ObjectStorage | undefined;
+  actor: string;
+}): Eraser {
+  const redis = createWorkerRedis(config.redis);
+  const queue = new Queue(config.queueName, { connection: redis, prefix: config.redis.prefix });
+  return {
+    async erase(address, options) {
+      erasableAddress(address);
+      if (!config.erasureKey)
+        throw new EraseRefused('ERASURE_KEY is not set: erase needs it to write the tombstone and the audit entry');
+      return erasePerson(
+        {
+          queue,
+          redis,
+          settings: config.redis,
+          queueName: config.queueName,
+          crm,
+          storage,
+          secret: config.erasureKey,
+          tombstoneDays: config.tombstoneDays,
+          actor,
+        },
+        address,
+        options,
+      );
+    },
+    async close() {
+      await queue.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/**
+ * An eraser outside a worker (`ops erase`): opens the worker's CRM and bucket from its configuration, and
+ * closes them with it. With the embedded PGlite, stop the worker first (PGlite is single-process) or use
+ * the worker's admin route.
+ */
+export async function openStandaloneEraser(config: WorkerConfig, actor: string): Promise<Eraser> {
+  const logger = pino({ level: 'silent' });
+  const crm = await openCrm(config, logger);
+  const storage = config.storage ? createObjectStorage(config.storage, { maxAttempts: 3 }) : undefined;
+  const eraser = openEraser({ config, crm, storage, actor });
+  return {
+    erase: eraser.erase,
+    async close() {
+      await eraser.close();
+      await crm.close();
+      storage?.close();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { createHmac } from 'node:crypto';
+import * as v from 'valibot';
+import { queueKey, type RedisSettings } from './redis-settings.ts';
+
+/**
+ * The erasure variables, read the same way by the worker (which refuses erased addresses) and the ops CLI
+ * (which erases). ERASURE_KEY is the HMAC secret of the tombstones and audit entries: unset, `erase`
+ * refuses to run, and a worker that finds an erasure recorded holds its jobs (retried) instead of guessing.
+ */
+export const ERASURE_ENV_ENTRIES = {
+  ERASURE_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
+  ERASURE_TOMBSTONE_DAYS: v.optional(
+    v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1)),
+    '400',
+  ),
+};
+
+/**
+ * A keyed hash of an address (HMAC-SHA256 over the lower-cased address, 32 hex characters, as the other
+ * key names): whoever reads Redis or the audit trail cannot test a guessed address without the secret.
+ */
+export function erasureSubject(secret: string, email: string): string {
+  return createHmac('sha256', secret).update(email.trim().toLowerCase()).digest('hex').slice(0, 32);
+}
+
+/**
+ * The erasure keys beside the queue's (`<prefix>:<queue>:…`, one slot on a cluster):
+ * - `erased:<subject>`: a tombstone, the erase time in epoch ms, kept ERASURE_TOMBSTONE_DAYS;
+ * - `erasures`: set by the first erase and never removed: a worker without ERASURE_KEY that sees it holds
+ *   its jobs rather than deliver one for an address it cannot check.
+ */
+export function erasureKeys(settings: Pick<RedisSettings, 'prefix'>, queueName: string) {
+  return {
+    tombstone: (subject: string) => queueKey(settings, queueName, 'erased', subject),
+    anyErasure: queueKey(settings, queueName, 'erasures'),
+  };
+}
+
+/** What a job refused for an erased address keeps of its payload once the worker has blanked it. */
+export type ErasedJobData = {
+  v: 1;
+  submissionId: string;
+  recordId: string;
+  kind: string;
+  acceptedAt: string;
+  erased: true;
+};
