@@ -5,7 +5,7 @@
  * restart keeps acknowledged jobs. The CRM: DATABASE_URL, else PGlite under DATA_DIR. Object storage for
  * CVs: S3_BUCKET (with S3_ENDPOINT etc.), else a local S3-compatible server (s3rver) on 127.0.0.1:4568 (or a
  * free port) with its objects under DATA_DIR/s3, bucket `cvs`.
- * In production run apps/gateway and apps/worker as separate processes (see README).
+ * In production run apps/gateway and apps/worker as separate processes (docs/getting-started.md#in-production).
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -4,7 +4,7 @@ import { countStatuses } from '../support/submit-many.ts';
 
 // REDIS_ACK_REPLICAS=0 (the default): a 200 means the master has the job. Replication is asynchronous, so
 // a master SIGKILLed right after answering can take its last jobs with it. This measures how many: it
-// passes whatever the count (the README states the trade-off with the figures it prints).
+// passes whatever the count (docs/scaling-out.md states the trade-off; docs/benchmarks.md#cluster-failover-and-durable-acks the figures).
 it('answers 200 or 503 through a master failover, and reports acknowledged submissions lost with it', async () => {
   const run = await failoverUnderLoad({ ackReplicas: 0 });
   const statuses = countStatuses(run.answers);

@@ -5,7 +5,7 @@ import { sampleValue, scrape } from '../support/prometheus.ts';
 import { validBody } from '../support/valid-bodies.ts';
 
 // The gateway counted honeypot drops and rate-limit refusals in memory (RunningGateway.counters), and the
-// README said the metrics endpoint read them, but /admin/metrics never showed them: a flood of bots or a
+// The README said the metrics endpoint read them, but /admin/metrics never showed them: a flood of bots or a
 // client held back by the limit left no trace for ops.
 const TOKEN = 'abuse-metrics-token-for-tests-0123456789';
 let pipeline: Pipeline;

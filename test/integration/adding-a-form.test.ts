@@ -6,7 +6,7 @@ import { sendJson } from '../support/http.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { eventually } from '../support/wait.ts';
 
-// The README's "Adding a form" steps, followed once: the fixture's endpoint row is appended to the one
+// The steps of docs/site-forms.md#adding-a-form, followed once: the fixture's endpoint row is appended to the one
 // list every part reads. If any part restated the kinds by hand, the new form would miss it here.
 vi.mock('../../packages/schemas/src/submission-endpoints.ts', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../packages/schemas/src/submission-endpoints.ts')>();

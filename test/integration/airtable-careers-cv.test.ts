@@ -21,7 +21,7 @@ const BASE = `appCareersCv${Date.now().toString(36)}`;
 const KEY = 'patCareersCvTest';
 const queueName = `airtable-cv-${randomUUID()}`;
 const bucket = `cv-at-${randomUUID().slice(0, 8)}`;
-// The Applications table as the README describes it; a field the mapping writes outside it is a 422.
+// The Applications table as docs/airtable.md#the-mapping-file describes it; a field the mapping writes outside it is a 422.
 const APPLICATION_FIELDS = [
   'Email',
   'Name',

@@ -8,7 +8,7 @@ import { REPO_ROOT, spawnApp } from '../support/spawn-app.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { eventually } from '../support/wait.ts';
 
-// The README's production start, `node apps/worker/dist/main.js`, exited at once with Airtable configured:
+// The production start of docs/getting-started.md#in-production, `node apps/worker/dist/main.js`, exited at once with Airtable configured:
 // the bundle looked for the shipped mapping beside the repository, not in apps/worker/.
 const BASE = `appBuilt${Date.now().toString(36)}`;
 const KEY = 'patBuilt';
@@ -26,7 +26,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-it('built-worker-cannot-read-its-mapping: started as the README says, from another directory, it delivers', async () => {
+it('built-worker-cannot-read-its-mapping: started as the guide says, from another directory, it delivers', async () => {
   const worker = await spawnApp(
     'worker',
     airtableWorkerEnv(server, { apiKey: KEY, baseId: BASE, queueName: gateway.queueName }),

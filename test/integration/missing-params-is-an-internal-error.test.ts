@@ -3,7 +3,7 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Issue 19, item 6: a `tools/call` or `resources/read` without its params (or without the param it needs)
 // was answered -32603 (internal error) with the SDK's raw schema dump as the message, where JSON-RPC and
-// the README say -32602 (invalid params), and a message that names what is missing.
+// docs/agents.md#how-it-works say -32602 (invalid params), and a message that names what is missing.
 let gateway: TestGateway;
 beforeAll(async () => {
   gateway = await startTestGateway(inject('redisUrl'));

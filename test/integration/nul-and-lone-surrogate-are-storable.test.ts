@@ -7,7 +7,7 @@ import { eventually } from '../support/wait.ts';
 
 // Issue 8.1: `{"name":"Nul\u0000Byte"}` and `"Lone\ud800Surrogate"` were answered 200, and the job then failed
 // all 14 attempts in Postgres ("unsupported Unicode escape sequence", "invalid input syntax for type json").
-// Acknowledged means storable: every string a 200 answered is found stored, in the form the README states.
+// Acknowledged means storable: every string a 200 answered is found stored, in the form docs/api.md#decisions-the-api-description-leaves-open states.
 const RUNS = Number(process.env.STORE_RUNS ?? 40);
 
 let pipeline: Pipeline;

@@ -6,7 +6,7 @@ import { runOps } from '../support/ops-cli.ts';
 
 // Issue 19, item 6: masked `ops show` masked the personal fields by name but printed free text as it came
 // (a note "call me on +44 7700 900123") and the CV's original file name (often the applicant's name); and
-// `ops replay <unknown id>` exited 0, where the README promises 1 for nothing found.
+// `ops replay <unknown id>` exited 0, where docs/operations.md#the-ops-cli promises 1 for nothing found.
 const queueName = `ops-mask-${randomUUID()}`;
 let queue: Queue;
 let env: Record<string, string>;

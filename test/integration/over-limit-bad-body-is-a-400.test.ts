@@ -3,7 +3,8 @@ import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Issue 19, item 5: the body was read and parsed before the per-client limit was looked at, so a client
-// over the limit sending `{not json` got 400, not the 429 the README promises "even when its body is bad".
+// over the limit sending `{not json` got 400, not the 429 docs/api.md#decisions-the-api-description-leaves-open promises
+// "even when its body is bad".
 // Two gateways on one queue (as behind nginx): the second has never refused this client itself, so only
 // Redis knows it is over the limit.
 let first: TestGateway;

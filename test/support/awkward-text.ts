@@ -45,7 +45,7 @@ export function awkwardText({ minLength = 0, maxLength = 40 } = {}): fc.Arbitrar
 }
 
 /**
- * What the README promises a stored string is: NUL removed, each lone surrogate replaced with U+FFFD,
+ * What docs/api.md#decisions-the-api-description-leaves-open promises a stored string is: NUL removed, each lone surrogate replaced with U+FFFD,
  * white space trimmed. Written here from the rule, not imported, so the test checks the gateway.
  */
 export function storedForm(sent: string): string {

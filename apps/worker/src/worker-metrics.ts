@@ -5,7 +5,7 @@ import { ERROR_KINDS } from './observe-jobs.ts';
 /**
  * The worker's Prometheus metrics, one registry per worker (tests run several in one process). Every
  * observation is in memory; none costs a Redis or network call. Served by `serveMetrics` on the worker's
- * own port (see README "Operating it": why a port and not a push through Redis).
+ * own port (docs/operations.md#metrics: why a port and not a push through Redis).
  */
 export function createWorkerMetrics() {
   const registry = new Registry();

@@ -2,8 +2,8 @@ import * as v from 'valibot';
 
 /**
  * Every error code the service answers with: its HTTP status, the short `error` word of the envelope, and a
- * message that tells the caller how to fix it (`field` is named where one is at fault). The README and
- * /openapi.json list this table; add a code only when a caller can act on it.
+ * message that tells the caller how to fix it (`field` is named where one is at fault). The API guide
+ * (docs/api.md#error-codes) and /openapi.json list this table; add a code only when a caller can act on it.
  */
 export const ERROR_CODES = {
   EMAIL_REQUIRED: {

@@ -3,7 +3,7 @@ import type * as v from 'valibot';
 /**
  * One kind of submission, with every fact about it: the gateway's route, the job catalog, /openapi.json,
  * MCP and the CRM drivers all read these. Adding a form is one call to this, appended to
- * SUBMISSION_ENDPOINTS, plus the kind's entry in the CRM mapping (README, "Adding a form").
+ * SUBMISSION_ENDPOINTS, plus the kind's entry in the CRM mapping (docs/site-forms.md#adding-a-form).
  */
 export function defineSubmissionEndpoint<
   const K extends string,

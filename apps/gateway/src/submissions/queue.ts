@@ -22,8 +22,8 @@ export type ProducerRedis = Redis | Cluster;
  *
  * No auto-pipelining: ioredis builds each auto-pipeline (and each `multi`) by copying every script defined
  * on the connection onto it, and BullMQ defines dozens. Side by side, a Koa server doing the claim and a
- * `queue.add` per request answered 0.85 of the baseline without it and 0.60 with it (README, "Now: the lean
- * submission path"). The submission path batches its writes with `writeAtEndOfTurn` instead.
+ * `queue.add` per request measured clearly slower with it (docs/architecture.md#the-submission-path). The
+ * submission path batches its writes with `writeAtEndOfTurn` instead.
  */
 export function createProducerRedis(settings: RedisSettings): ProducerRedis {
   const retry = (times: number) => Math.min(times * 100, 1_000);

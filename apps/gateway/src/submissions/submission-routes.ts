@@ -23,8 +23,7 @@ type RoutedContext = Context & { _matchedRoute?: string };
 /**
  * The eleven submission endpoints, as one middleware: the path is looked up in a map built at start-up,
  * and the route's steps (error style, Host check, CV slot, body, accept) are called in order: the hot path
- * of a launch skips a router's matching and a middleware per step (README, "Now: the lean submission
- * path"). Paths match as @koa/router matches the others: exactly, else case-insensitively with one
+ * of a launch skips a router's matching and a middleware per step (docs/architecture.md#the-submission-path). Paths match as @koa/router matches the others: exactly, else case-insensitively with one
  * trailing slash allowed. Another method on a submission path is a 405 with `Allow`.
  */
 export function submissionRoutes(wing: SubmissionWingDeps): Middleware {

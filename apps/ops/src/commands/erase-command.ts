@@ -37,7 +37,9 @@ export function eraseCommand(ctx: CliContext): Command {
       }
       const config = ctx.config().worker();
       if (!config.erasureKey)
-        throw new UsageError('ERASURE_KEY is not set: erase needs the same secret as the workers (see README)');
+        throw new UsageError(
+          'ERASURE_KEY is not set: erase needs the same secret as the workers (see docs/configuration.md)',
+        );
       if (!options.dryRun && !options.yes) await confirm(ctx);
       // The eraser's connections retry for ever, as the worker's do: check Redis answers first, the way every
       // other command fails fast (exit 1 with where it looked), instead of hanging a terminal.

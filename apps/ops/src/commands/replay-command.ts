@@ -108,8 +108,8 @@ export function replayCommand(ctx: CliContext): Command {
         return { dryRun: false, replayed, skipped, missing, unknownIds, errors };
       });
       const { errors } = result;
-      // 1 for a job that could not be replayed, and for an id asked for that names nothing (README: nothing
-      // found); a job a concurrent purge took between the listing and its replay is only counted missing.
+      // 1 for a job that could not be replayed, and for an id asked for that names nothing (docs/operations.md#the-ops-cli:
+      // nothing found); a job a concurrent purge took between the listing and its replay is only counted missing.
       if (errors.length > 0 || result.unknownIds > 0) process.exitCode = 1;
       const summary = {
         replayed: result.replayed.length,
