@@ -2,11 +2,21 @@ import { createRequire } from 'node:module';
 // Brings in the typing of inject('redisUrl').
 import type {} from '@forms/local-services/vitest-redis-setup';
 import { defineConfig } from 'vitest/config';
-import { type Tier, testFiles } from './scripts/test-tiers.ts';
+import { TIERS, type Tier, testFiles } from './scripts/test-tiers.ts';
 
-const require = createRequire(import.meta.url);
-const redisSetup = require.resolve('@forms/local-services/vitest-redis-setup');
-const filesOf = (tier: Tier) => testFiles().flatMap((t) => (t.tier === tier ? [t.file] : []));
+const redisSetup = createRequire(import.meta.url).resolve('@forms/local-services/vitest-redis-setup');
+const postgresSetup = './test/support/postgres-template-setup.ts';
+
+/** Each tier's own settings: what it starts before its files, and how many files run at once. */
+const SETTINGS: Record<Tier, { globalSetup: string[]; maxWorkers?: number; fileParallelism?: boolean }> = {
+  unit: { globalSetup: [] },
+  // Each file has its own queue (and servers on free ports), so two run side by side, one per core.
+  integration: { globalSetup: [redisSetup], maxWorkers: 2 },
+  postgres: { globalSetup: [redisSetup, postgresSetup], maxWorkers: 2 },
+  // Kills, outages and rate measurements under load: one at a time keeps their timings honest on 2 cores.
+  fault: { globalSetup: [redisSetup, postgresSetup], fileParallelism: false },
+  cluster: { globalSetup: [redisSetup], fileParallelism: false },
+};
 
 /**
  * One vitest project per tier (scripts/test-tiers.ts says which file is in which). `pnpm test` runs them one
@@ -14,54 +24,15 @@ const filesOf = (tier: Tier) => testFiles().flatMap((t) => (t.tier === tier ? [t
  */
 export default defineConfig({
   test: {
-    projects: [
-      { test: { name: 'unit', include: filesOf('unit'), testTimeout: 10_000, sequence: { groupOrder: 0 } } },
-      {
-        test: {
-          name: 'integration',
-          sequence: { groupOrder: 1 },
-          include: filesOf('integration'),
-          globalSetup: [redisSetup],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          // Each file has its own queue (and servers on free ports), so two run side by side, one per core.
-          maxWorkers: 2,
-        },
+    projects: TIERS.map((tier, groupOrder) => ({
+      test: {
+        name: tier,
+        include: testFiles().flatMap((t) => (t.tier === tier ? [t.file] : [])),
+        testTimeout: tier === 'unit' ? 10_000 : 30_000,
+        hookTimeout: 60_000,
+        sequence: { groupOrder },
+        ...SETTINGS[tier],
       },
-      {
-        test: {
-          name: 'postgres',
-          sequence: { groupOrder: 2 },
-          include: filesOf('postgres'),
-          globalSetup: [redisSetup, './test/support/postgres-template-setup.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          maxWorkers: 2,
-        },
-      },
-      {
-        test: {
-          name: 'fault',
-          sequence: { groupOrder: 3 },
-          include: filesOf('fault'),
-          globalSetup: [redisSetup, './test/support/postgres-template-setup.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          // Kills, outages and rate measurements under load: one at a time keeps their timings honest on 2 cores.
-          fileParallelism: false,
-        },
-      },
-      {
-        test: {
-          name: 'cluster',
-          sequence: { groupOrder: 4 },
-          include: filesOf('cluster'),
-          globalSetup: [redisSetup],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-          fileParallelism: false,
-        },
-      },
-    ],
+    })),
   },
 });
