@@ -22,12 +22,14 @@ const SETTINGS: Record<Tier, { globalSetup: string[]; maxWorkers?: number; fileP
  * One vitest project per tier (scripts/test-tiers.ts says which file is in which). `pnpm test` runs them one
  * after another; a run of several at once (a file list) takes them in the same order, by `groupOrder`.
  */
+const files = testFiles();
+
 export default defineConfig({
   test: {
     projects: TIERS.map((tier, groupOrder) => ({
       test: {
         name: tier,
-        include: testFiles().flatMap((t) => (t.tier === tier ? [t.file] : [])),
+        include: files.flatMap((t) => (t.tier === tier ? [t.file] : [])),
         testTimeout: tier === 'unit' ? 10_000 : 30_000,
         hookTimeout: 60_000,
         sequence: { groupOrder },

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { expectDrainedWithinTheLimit, submitAtRate } from '../support/airtable-drain.ts';
+import { expectDrainedWithinTheLimit } from '../support/airtable-drain.ts';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
+import { submitAtRate } from '../support/load.ts';
 import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { eventually, scaled } from '../support/wait.ts';

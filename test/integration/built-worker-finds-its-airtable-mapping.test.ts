@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { submitAtRate } from '../support/airtable-drain.ts';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
+import { submitAtRate } from '../support/load.ts';
 import { REPO_ROOT, spawnApp } from '../support/spawn-app.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { eventually } from '../support/wait.ts';

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { loadConfig as gatewayConfig, type RunningGateway, startGateway } from '@forms/gateway';
 import { type RunningWorker, startWorker, loadConfig as workerConfig } from '@forms/worker';
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
+import { airtableWorkerEnv } from '../support/airtable-worker.ts';
 import { sendJson } from '../support/http.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { waitForCounts } from '../support/ops-flow.ts';
@@ -29,12 +30,8 @@ beforeAll(async () => {
   // The server's own limit out of the way: the worker's shared limiter (AIRTABLE_RATE_LIMIT) sets the pace.
   server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: 1000, windowMs: 1_000, lockoutMs: 2_000 } });
   env = {
-    REDIS_URL: inject('redisUrl'),
-    QUEUE_NAME: `replay-lane-${randomUUID()}`,
+    ...airtableWorkerEnv(server, { apiKey: KEY, baseId: BASE, queueName: `replay-lane-${randomUUID()}` }),
     LOG_LEVEL: 'silent',
-    AIRTABLE_API_KEY: KEY,
-    AIRTABLE_BASE_ID: BASE,
-    AIRTABLE_ENDPOINT_URL: server.url,
     OPS_ACTOR: 'replay-test',
   };
   // One client sends them all: the per-client limit is not what this test is about.

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import { expect } from 'vitest';
 import type { FakeAirtable } from './airtable-server.ts';
@@ -29,36 +28,6 @@ export async function acknowledgedBacklog(redisUrl: string, total: number) {
   } finally {
     await gateway.stop();
   }
-}
-
-/**
- * Sends creator-signups at a steady `perSecond` for `durationMs` (bounded: one a tick, a fixed count), as
- * a site's traffic during a launch would, and returns the submission ids acknowledged with 200.
- */
-export async function submitAtRate(
-  url: string,
-  { perSecond, durationMs }: { perSecond: number; durationMs: number },
-): Promise<Set<string>> {
-  const tag = `steady-${randomUUID()}`;
-  const total = Math.round((perSecond * durationMs) / 1000);
-  const started = performance.now();
-  const answers: Promise<string | undefined>[] = [];
-  for (let i = 0; i < total; i++) {
-    const waitMs = started + (i * 1000) / perSecond - performance.now();
-    if (waitMs > 0) await sleep(waitMs);
-    answers.push(
-      fetch(`${url}/api/creator-signup`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: `${tag}-${i}@creators.example`, name: 'Creator' }),
-        signal: AbortSignal.timeout(10_000),
-      })
-        .then(async (res) => (res.status === 200 ? ((await res.json()) as { recordId: string }).recordId : undefined))
-        .catch(() => undefined),
-    );
-  }
-  const ids = await Promise.all(answers);
-  return new Set(ids.filter((id): id is string => id !== undefined));
 }
 
 /**

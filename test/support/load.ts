@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { sleep } from './wait.ts';
 /** One creator-signup sent under load, and what became of it. */
 export type Sent = {
@@ -10,6 +11,29 @@ export type Sent = {
   /** Why no HTTP answer came: undici's cause code (ECONNREFUSED, ECONNRESET, UND_ERR_SOCKET …). */
   error: string | undefined;
 };
+
+/** Posts one creator-signup for `email` and says what became of it (never throws). */
+async function sendCreator(url: string, email: string): Promise<Sent> {
+  const started = performance.now();
+  const entry: Sent = { email, status: undefined, recordId: undefined, retryAfter: null, ms: 0, error: undefined };
+  try {
+    const res = await fetch(`${url}/api/creator-signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email, name: 'Creator' }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    entry.status = res.status;
+    entry.retryAfter = res.headers.get('retry-after');
+    const body = (await res.json()) as { recordId?: string };
+    entry.recordId = body.recordId;
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause;
+    entry.error = cause?.code ?? (err as Error).name;
+  }
+  entry.ms = performance.now() - started;
+  return entry;
+}
 
 /**
  * Sends creator-signups from `lanes` concurrent clients, back to back, until `until()` says stop or `max`
@@ -24,39 +48,34 @@ export async function sendCreatorsUnderLoad(
   await Promise.all(
     Array.from({ length: lanes }, async () => {
       while (!until() && n < max) {
-        const email = `${tag}-${n++}@creators.example`;
-        const started = performance.now();
-        const entry: Sent = {
-          email,
-          status: undefined,
-          recordId: undefined,
-          retryAfter: null,
-          ms: 0,
-          error: undefined,
-        };
-        try {
-          const res = await fetch(`${url()}/api/creator-signup`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ email, name: 'Creator' }),
-            signal: AbortSignal.timeout(10_000),
-          });
-          entry.status = res.status;
-          entry.retryAfter = res.headers.get('retry-after');
-          const body = (await res.json()) as { recordId?: string };
-          entry.recordId = body.recordId;
-        } catch (err) {
-          const cause = (err as { cause?: { code?: string } }).cause;
-          entry.error = cause?.code ?? (err as Error).name;
-          // A refused connection returns at once; do not spin on a server that is gone.
-          await sleep(20);
-        }
-        entry.ms = performance.now() - started;
+        const entry = await sendCreator(url(), `${tag}-${n++}@creators.example`);
+        // A refused connection returns at once; do not spin on a server that is gone.
+        if (entry.error) await sleep(20);
         sent.push(entry);
       }
     }),
   );
   return sent;
+}
+
+/**
+ * Sends creator-signups at a steady `perSecond` for `durationMs` (bounded: one a tick, a fixed count), as
+ * a site's traffic during a launch would, and returns the submission ids acknowledged with 200.
+ */
+export async function submitAtRate(
+  url: string,
+  { perSecond, durationMs }: { perSecond: number; durationMs: number },
+): Promise<Set<string>> {
+  const tag = `steady-${randomUUID()}`;
+  const total = Math.round((perSecond * durationMs) / 1000);
+  const started = performance.now();
+  const answers: Promise<Sent>[] = [];
+  for (let i = 0; i < total; i++) {
+    const waitMs = started + (i * 1000) / perSecond - performance.now();
+    if (waitMs > 0) await sleep(waitMs);
+    answers.push(sendCreator(url, `${tag}-${i}@creators.example`));
+  }
+  return acknowledgedIds(await Promise.all(answers));
 }
 
 /** The submission ids answered 200. */

@@ -21,7 +21,7 @@ import { bodyFingerprint } from './idempotency-key.ts';
 import { newId } from './ids.ts';
 import type { Quarantine } from './quarantine.ts';
 import type { Enqueue, ProducerRedis } from './queue.ts';
-import { type RateLimit, rateLimited } from './rate-limit.ts';
+import { type ClientLimit, type RateLimit, rateLimited } from './rate-limit.ts';
 import type { SubmissionKeys } from './submission-keys.ts';
 import { parseOrThrow } from './validate.ts';
 import { isWorkEmail } from './work-email.ts';
@@ -45,8 +45,8 @@ export type SubmissionRequest = {
   body: unknown;
   /** The checked Idempotency-Key header, if sent. */
   idempotencyKey: string | undefined;
-  /** The client's address (`ctx.ip`), for the per-client limit. */
-  ip: string;
+  /** The per-client limit as it applies to this client (`RateLimit.forClient`), read once by the route. */
+  rateLimit: ClientLimit | undefined;
   /** The request's X-Request-Id, carried in the job so one grep follows a submission end to end. */
   requestId?: string | undefined;
 };
@@ -66,7 +66,7 @@ type Outcome = { submissionId: string; recordId: string; known: boolean; cvUploa
 export async function acceptSubmission(deps: SubmissionDeps, endpoint: SubmissionEndpoint, req: SubmissionRequest) {
   const { config } = deps;
   // A client already refused in this window was refused before its body was read (submission-routes.ts).
-  const rateLimit = deps.rateLimit.forClient(req.ip);
+  const { rateLimit } = req;
   // Narrowing on the kind types the parsed body by its own endpoint's schema, so the payload needs no cast.
   let parsed: { careers: CareersApplyRequestOutput } | { other: JobData };
   if (endpoint.kind === 'careers-apply') {

@@ -61,6 +61,8 @@ export function createRateLimit({ requests, windowSeconds }: { requests: number;
 }
 
 export type RateLimit = ReturnType<typeof createRateLimit>;
+/** What the limit knows of one client: its hashed key and the window's size. */
+export type ClientLimit = NonNullable<ReturnType<RateLimit['forClient']>>;
 
 /** The 429 of the per-client limit, counted; `Retry-After` in whole seconds, at least 1. */
 export function rateLimited(counters: AbuseCounters, retryAfterMs: number): ApiError {

@@ -9,7 +9,7 @@ import { cvUploadSlots } from './cv/cv-upload-slots.ts';
 import { readIdempotencyKey } from './idempotency-key.ts';
 import { createQuarantine } from './quarantine.ts';
 import { createEnqueue } from './queue.ts';
-import { createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
+import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
 import { submissionKeys } from './submission-keys.ts';
 import { waitForReplicas } from './wait-for-replicas.ts';
 
@@ -59,12 +59,12 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
   } as const;
   const otherBody = { limit: BODY_LIMITS.submissionBytes };
 
-  async function submit(ctx: Context, endpoint: SubmissionEndpoint) {
+  async function submit(ctx: Context, endpoint: SubmissionEndpoint, rateLimit: ClientLimit | undefined) {
     const body = await readJsonBody(ctx, endpoint.kind === 'careers-apply' ? careersBody : otherBody);
     ctx.body = await acceptSubmission(deps, endpoint, {
       body,
       idempotencyKey: readIdempotencyKey(ctx.request.headers['idempotency-key']),
-      ip: ctx.ip,
+      rateLimit,
       requestId: ctx.state.requestId,
     });
   }
@@ -89,8 +89,8 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     const waitMs = limit && deps.rateLimit.waitFor(limit.client);
     if (waitMs) throw rateLimited(deps.counters, waitMs);
     try {
-      if (endpoint.kind === 'careers-apply') await cvSlots(ctx, () => submit(ctx, endpoint));
-      else await submit(ctx, endpoint);
+      if (endpoint.kind === 'careers-apply') await cvSlots(ctx, () => submit(ctx, endpoint, limit));
+      else await submit(ctx, endpoint, limit);
     } catch (err) {
       // A bad body from a client whose window is full (counted on another gateway, or not yet refused) is
       // over the limit too: Redis is asked on this error path only.

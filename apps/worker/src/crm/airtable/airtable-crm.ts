@@ -12,7 +12,8 @@ import { createBaseRateLimiter } from './base-rate-limiter.ts';
 import { countRequests } from './count-requests.ts';
 import { clearAirtableCvLinks, eraseAirtableRecords } from './erase-airtable-records.ts';
 import { createMergeKeyGuard, mergeKeyNames } from './merge-key-guard.ts';
-import { type BatcherStats, createUpsertBatcher } from './upsert-batcher.ts';
+import type { BatcherStats } from './send-batch.ts';
+import { createUpsertBatcher } from './upsert-batcher.ts';
 
 export type AirtableSettings = {
   apiKey: string;

@@ -9,8 +9,6 @@ import type { MergeKeyGuard } from './merge-key-guard.ts';
 import { type Batch, hasReadyWrite, mergeKey, nextDeferredAt, type PendingWrite, pickBatch } from './pick-batch.ts';
 import { type BatcherStats, createBatchSender, type Outgoing } from './send-batch.ts';
 
-export type { BatcherStats } from './send-batch.ts';
-
 export type UpsertBatcher = {
   /** Resolves with Airtable's record id once a request carrying `write` succeeded. */
   enqueue(write: AirtableWrite, acceptedAt: string): Promise<DeliveryResult>;
