@@ -1,29 +1,29 @@
 import type { Database } from '../db/database.ts';
-import {
-  acceptanceStamp,
-  type Crm,
-  type DeliveredSubmission,
-  isContactKind,
-  PermanentCrmError,
-  submissionEmail,
-} from './crm.ts';
+import { type Crm, type DeliveredSubmission, type DeliveryResult, PermanentCrmError } from './crm.ts';
 import { redactValues } from './redact-values.ts';
+import { upsertSubmissions } from './upsert-submissions.ts';
+import { createWriteBatcher } from './write-batcher.ts';
 
 /**
  * The Postgres CRM: `submissions` gets one row per submission (keyed by its id, so a second delivery is a
  * no-op), and contact kinds also merge into `contacts` (keyed by email). When a replay brings an older
- * submission after a newer one, the newer values win field by field and the older only fill gaps.
+ * submission after a newer one, the newer values win field by field and the older only fill gaps
+ * (`upsertSubmissions` holds those rules). The `deliver` calls of concurrently running jobs are written
+ * together, many per statement (`createWriteBatcher`); a batch that fails because of one of its rows is
+ * split until that row fails alone, so its neighbours are written and its error is its own.
  */
-export function createPostgresCrm(db: Database): Crm {
+export function createPostgresCrm(
+  db: Database,
+  { maxBatch, maxInFlight }: { maxBatch?: number; maxInFlight?: number } = {},
+): Crm {
+  const batcher = createWriteBatcher<DeliveredSubmission, DeliveryResult>({
+    write: (submissions) => writeBatch(db, submissions),
+    maxBatch,
+    maxInFlight,
+  });
   return {
     name: db.kind,
-    async deliver(submission: DeliveredSubmission) {
-      try {
-        return await write(submission);
-      } catch (err) {
-        throw withoutValues(err, submission);
-      }
-    },
+    deliver: (submission) => batcher.add(submission),
     async erase({ email, submissionIds }, { dryRun }) {
       const ids = [...submissionIds];
       // Every table that holds a person: contacts by the address, submissions by the address or the id.
@@ -50,79 +50,63 @@ export function createPostgresCrm(db: Database): Crm {
       );
       return rows.length;
     },
-    close: () => db.close(),
+    async close() {
+      await batcher.close();
+      await db.close();
+    },
   };
+}
 
-  async function write(submission: DeliveredSubmission) {
-    const email = submissionEmail(submission);
-    return db.transaction(async (tx) => {
-      let crmRecordId = submission.recordId;
-      if (isContactKind(submission.kind)) {
-        const { rows } = await tx.query<{ id: string }>(
-          // A field is written when no newer write set it ("<=": a replay of the same write changes nothing).
-          `WITH sent AS (SELECT key, value FROM jsonb_each($3::jsonb))
-           INSERT INTO contacts (id, email, fields, field_stamps, first_accepted_at, last_accepted_at)
-           VALUES ($1, $2, $3::jsonb, (SELECT coalesce(jsonb_object_agg(key, $5::text), '{}') FROM sent), $4, $4)
-           ON CONFLICT (email) DO UPDATE SET
-             fields = contacts.fields || (
-               SELECT coalesce(jsonb_object_agg(key, value), '{}') FROM sent
-               WHERE coalesce(contacts.field_stamps ->> key, '') COLLATE "C" <= $5::text COLLATE "C"),
-             field_stamps = contacts.field_stamps || (
-               SELECT coalesce(jsonb_object_agg(key, $5::text), '{}') FROM sent
-               WHERE coalesce(contacts.field_stamps ->> key, '') COLLATE "C" <= $5::text COLLATE "C"),
-             first_accepted_at = LEAST(contacts.first_accepted_at, excluded.first_accepted_at),
-             last_accepted_at = GREATEST(contacts.last_accepted_at, excluded.last_accepted_at),
-             updated_at = now()
-           RETURNING id`,
-          [
-            submission.recordId,
-            email,
-            JSON.stringify(submission.data),
-            submission.acceptedAt,
-            acceptanceStamp(submission),
-          ],
-        );
-        crmRecordId = rows[0]!.id;
-      }
-      await tx.query(
-        `INSERT INTO submissions (id, record_id, kind, email, payload, accepted_at,
-                                    cv_key, cv_filename, cv_content_type, cv_size, cv_sha256, cv_upload_failed)
-           VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12)
-           ON CONFLICT (id) DO NOTHING`,
-        [
-          submission.submissionId,
-          submission.recordId,
-          submission.kind,
-          email,
-          JSON.stringify(submission.data),
-          submission.acceptedAt,
-          ...cvColumns(submission),
-        ],
-      );
-      return { crmRecordId };
-    });
+/**
+ * Writes the batch in one statement; each submission's outcome in order. A failure the rows may have
+ * caused (the server refused the statement: bad input, a constraint, a deadlock) splits the batch in two
+ * and writes each half, down to the one row that fails alone, with its own error. A failure of the
+ * database itself (unreachable, timed out, shutting down) is every row's, and all are retried later.
+ */
+async function writeBatch(
+  db: Database,
+  submissions: readonly DeliveredSubmission[],
+): Promise<PromiseSettledResult<DeliveryResult>[]> {
+  try {
+    const ids = await upsertSubmissions(db, submissions);
+    return ids.map((crmRecordId) => ({ status: 'fulfilled', value: { crmRecordId } }));
+  } catch (err) {
+    if (submissions.length > 1 && causedByRows(err)) {
+      const half = Math.ceil(submissions.length / 2);
+      return [
+        ...(await writeBatch(db, submissions.slice(0, half))),
+        ...(await writeBatch(db, submissions.slice(half))),
+      ];
+    }
+    // Alone, the error is the row's own; shared, it names none of the batch's values either.
+    const reason = withoutValues(err, submissions.length === 1 ? submissions[0] : submissions);
+    return submissions.map(() => ({ status: 'rejected', reason }));
   }
 }
 
 /**
- * The error as the worker may log and keep it: the message with the submission's values redacted, and
+ * An error Postgres answered for the statement (it carries a SQLSTATE and a severity), other than those
+ * about the server rather than the data: connection (08), resources (53), operator intervention such as a
+ * statement timeout or a shutdown (57), system errors (58).
+ */
+function causedByRows(err: unknown): boolean {
+  const { code, severity } = (err ?? {}) as { code?: unknown; severity?: unknown };
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || typeof severity !== 'string') return false;
+  return !['08', '53', '57', '58'].includes(code.slice(0, 2));
+}
+
+/**
+ * The error as the worker may log and keep it: the message with the values of the submission(s) redacted, and
  * the SQLSTATE `code`, but none of Postgres' `detail`, `where` or `internalQuery`, which quote the input
  * (a refused JSON document's `where` starts with the email).
  */
-function withoutValues(err: unknown, submission: DeliveredSubmission): Error {
-  if (!(err instanceof Error)) return new Error(redactValues(String(err), submission));
+function withoutValues(err: unknown, values: unknown): Error {
+  if (!(err instanceof Error)) return new Error(redactValues(String(err), values));
   const code = (err as { code?: unknown }).code;
-  const message = redactValues(err.message, submission);
+  const message = redactValues(err.message, values);
   const clean = err instanceof PermanentCrmError ? new PermanentCrmError(message) : new Error(message);
   if (typeof code === 'string') Object.assign(clean, { code });
   // The stack's first line repeats the message: keep the frames, with the redacted message.
   clean.stack = `${clean.name}: ${clean.message}\n${(err.stack ?? '').split('\n').slice(1).join('\n')}`;
   return clean;
-}
-
-/** The CV columns of a submissions row: the stored object's key and description, or NULLs. */
-function cvColumns(submission: DeliveredSubmission): unknown[] {
-  const { cv } = submission;
-  const failed = submission.kind === 'careers-apply' && submission.data.cvUploadFailed === true;
-  return cv ? [cv.key, cv.filename, cv.contentType, cv.size, cv.sha256, false] : [null, null, null, null, null, failed];
 }
