@@ -20,7 +20,8 @@ export type WorkerProcess = AppProcess;
  * Runs an app as its own process, as production does, with `env` added to ours (or, with `inheritEnv:
  * false`, to PATH alone), and resolves
  * once it logs that it serves (or `waitFor`); bounded, so a broken start fails the
- * test instead of hanging it. `entry` runs another file of it (the built `dist/main.js`) with plain node.
+ * test instead of hanging it. `entry` runs another file of it (the built `dist/main.js`) with plain node;
+ * `root` runs the app of another checkout (a benchmark's before and after).
  *
  * `node --import tsx`, not the tsx CLI: the CLI runs the script in a child process, so a signal sent to it
  * would not reach the app (a SIGKILL would leave the real one running, orphaned).
@@ -30,12 +31,13 @@ export async function spawnApp(
   env: Record<string, string>,
   {
     entry,
-    cwd = REPO_ROOT,
+    root = REPO_ROOT,
+    cwd = root,
     inheritEnv = true,
     waitFor = APPS[app].ready,
-  }: { entry?: string; cwd?: string; inheritEnv?: boolean; waitFor?: string } = {},
+  }: { entry?: string; root?: string; cwd?: string; inheritEnv?: boolean; waitFor?: string } = {},
 ): Promise<AppProcess> {
-  const args = entry ? [`${REPO_ROOT}${entry}`] : ['--import', 'tsx', `${REPO_ROOT}${APPS[app].main}`];
+  const args = entry ? [`${root}${entry}`] : ['--import', 'tsx', `${root}${APPS[app].main}`];
   // Never the run's own DATABASE_URL: a test names the database it created (`store.workerEnv`), so no app
   // writes a database its test did not create.
   const { DATABASE_URL: _ours, ...inherited } = process.env;
@@ -65,7 +67,7 @@ export async function spawnGateway(env: Record<string, string>): Promise<Gateway
   return { ...gateway, url: `http://127.0.0.1:${port}` };
 }
 
-/** apps/worker as its own process. */
-export function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  return spawnApp('worker', env);
+/** apps/worker as its own process; of another installed checkout at `root` (ending in '/') when given. */
+export function spawnWorker(env: Record<string, string>, root?: string): Promise<WorkerProcess> {
+  return spawnApp('worker', env, root ? { root } : {});
 }
