@@ -1,5 +1,5 @@
 /**
- * `pnpm bench:burst [--submissions 50000] [--airtable-seconds 60] [--concurrency 50]`: a launch-day burst.
+ * `pnpm bench:burst [--submissions 50000] [--airtable-seconds 60] [--concurrency 100]`: a launch-day burst.
  *
  * 1. 50,000 submissions (the realistic mix of `bench-requests.ts`, 1,000 client addresses, the rate limit
  *    and honeypot check on) sent to a gateway process as fast as autocannon can (50 connections), no
@@ -15,7 +15,8 @@
  *    this process, at the same concurrency: BullMQ's own cost per job, the bound of any CRM); PGlite, when
  *    DATABASE_URL is set; and, with `BENCH_AGAINST=<another installed checkout>`, that checkout's worker
  *    into a fresh database of the same kind (before and after, in one run). Each as jobs/s and as a share of
- *    the acknowledgement rate, with the CPU its worker process spent per job.
+ *    the acknowledgement rate, with the CPU its worker process spent per job (and, for a PostgreSQL on this
+ *    machine, the CPU of the database's server processes per job).
  * 4. Delivered once: the submission ids in the Airtable server and in Postgres are disjoint, and together
  *    they are exactly the job ids Redis held after the burst; each copy's store holds exactly its ids.
  * Everything on 127.0.0.1, each step bounded in time.
@@ -26,6 +27,7 @@ import { startRedisServer } from '@forms/local-services';
 import autocannon from 'autocannon';
 import { type JobsOptions, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { startFakeAirtable } from '../support/airtable-server.ts';
 import { openTestDatabase, type TestDatabase } from '../support/crm-database.ts';
 import { procStat } from '../support/proc.ts';
@@ -37,7 +39,7 @@ const { values } = parseArgs({
   options: {
     submissions: { type: 'string', default: '50000' },
     'airtable-seconds': { type: 'string', default: '60' },
-    concurrency: { type: 'string', default: '50' },
+    concurrency: { type: 'string', default: '100' },
   },
 });
 const total = Math.max(1_000, Math.min(200_000, Number(values.submissions)));
@@ -64,7 +66,7 @@ const kib = (bytes: number) => `${(bytes / 1024).toFixed(2)} KiB`;
 const storeKind = process.env.DATABASE_URL ? 'Postgres' : 'PGlite';
 
 type Backlogged = { name: string; data: unknown; opts: JobsOptions };
-type Drained = { jobs: number; seconds: number; failed: number; cpuUsPerJob: number };
+type Drained = { jobs: number; seconds: number; failed: number; cpuUsPerJob: number; dbCpuUsPerJob?: number };
 
 /**
  * Starts a consumer of `q` (resolving once it is ready, with how to stop it and its CPU so far), then
@@ -74,10 +76,12 @@ type Drained = { jobs: number; seconds: number; failed: number; cpuUsPerJob: num
 async function drain(
   q: Queue,
   start: () => Promise<{ stop: () => Promise<void>; cpuUs: () => number }>,
+  databaseUrl?: string,
 ): Promise<Drained> {
   const consumer = await start();
   const startedAt = Date.now();
   const cpuBefore = consumer.cpuUs();
+  const dbBefore = await backendCpu(databaseUrl);
   const before = await q.getCompletedCount();
   const deadline = startedAt + 15 * 60_000;
   while (Date.now() < deadline && (await q.getJobCountByTypes('wait', 'active', 'delayed', 'prioritized')) > 0)
@@ -85,8 +89,40 @@ async function drain(
   const seconds = (Date.now() - startedAt) / 1000;
   const jobs = (await q.getCompletedCount()) - before;
   const cpuUs = consumer.cpuUs() - cpuBefore;
+  let dbCpuUs = 0;
+  for (const [pid, us] of await backendCpu(databaseUrl)) dbCpuUs += us - (dbBefore.get(pid) ?? 0);
   await consumer.stop();
-  return { jobs, seconds, failed: await q.getFailedCount(), cpuUsPerJob: cpuUs / Math.max(1, jobs) };
+  const perJob = (us: number) => us / Math.max(1, jobs);
+  return {
+    jobs,
+    seconds,
+    failed: await q.getFailedCount(),
+    cpuUsPerJob: perJob(cpuUs),
+    ...(dbCpuUs > 0 ? { dbCpuUsPerJob: perJob(dbCpuUs) } : {}),
+  };
+}
+
+/**
+ * CPU (µs) of each server process of the database at `url`, by pid, from /proc: for a PostgreSQL on this
+ * machine (elsewhere, none is found). Each connection of the worker's pool is one such process.
+ */
+async function backendCpu(url: string | undefined): Promise<Map<number, number>> {
+  const cpu = new Map<number, number>();
+  if (!url) return cpu;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    for (const { pid } of rows) {
+      const f = procStat(pid);
+      if (f) cpu.set(pid, (Number(f[11]) + Number(f[12])) * 10_000);
+    }
+  } finally {
+    await client.end();
+  }
+  return cpu;
 }
 
 /** A worker process of this checkout (or of `root`, another one), with its CPU from /proc. */
@@ -121,7 +157,7 @@ async function holdsExactly(db: TestDatabase, ids: string[]): Promise<boolean> {
 
 function line(what: string, d: Drained, ackRate: number) {
   const rate = d.jobs / d.seconds;
-  return `${what}: ${d.jobs} in ${d.seconds.toFixed(1)} s = ${rate.toFixed(0)}/s, ${(rate / ackRate).toFixed(2)} of the ack rate; worker CPU ${d.cpuUsPerJob.toFixed(0)} µs per job; failed: ${d.failed}`;
+  return `${what}: ${d.jobs} in ${d.seconds.toFixed(1)} s = ${rate.toFixed(0)}/s, ${(rate / ackRate).toFixed(2)} of the ack rate; CPU per job: worker ${d.cpuUsPerJob.toFixed(0)} µs${d.dbCpuUsPerJob === undefined ? '' : `, Postgres ${d.dbCpuUsPerJob.toFixed(0)} µs`}; failed: ${d.failed}`;
 }
 
 try {
@@ -185,7 +221,11 @@ try {
   }
 
   // 3. Postgres, to the end; then the same backlog again, through BullMQ alone, PGlite, and the other checkout.
-  const ours = await drain(queue, () => workerProcess({ ...store.workerEnv, QUEUE_NAME: queueName }));
+  const ours = await drain(
+    queue,
+    () => workerProcess({ ...store.workerEnv, QUEUE_NAME: queueName }),
+    store.workerEnv.DATABASE_URL,
+  );
   console.log(
     line(`${storeKind} (${concurrency} jobs at once)${inAirtable ? ', the rest after Airtable' : ''}`, ours, ackRate),
   );
@@ -210,7 +250,11 @@ try {
     stores.push(againstStore);
     const q = await copyBacklog('burst-against', backlog);
     copies.push({ name: 'against', store: againstStore, queue: q });
-    const d = await drain(q, () => workerProcess({ ...againstStore.workerEnv, QUEUE_NAME: 'burst-against' }, against));
+    const d = await drain(
+      q,
+      () => workerProcess({ ...againstStore.workerEnv, QUEUE_NAME: 'burst-against' }, against),
+      againstStore.workerEnv.DATABASE_URL,
+    );
     console.log(line(`against (${against}), ${storeKind}, same backlog`, d, ackRate));
   }
   if (process.env.DATABASE_URL) {

@@ -13,7 +13,7 @@ it('has the documented defaults', () => {
   expect(config).toMatchObject({
     redis: { mode: 'single', url: 'redis://127.0.0.1:6379', prefix: 'bull' },
     queueName: 'submissions',
-    concurrency: 10,
+    concurrency: 100,
     lockDurationMs: 30_000,
     retryBaseDelayMs: 5_000,
   });

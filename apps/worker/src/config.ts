@@ -63,7 +63,7 @@ export type WorkerConfig = Readonly<{
   databaseTimeouts: Readonly<{ connectTimeoutMs: number; queryTimeoutMs: number }>;
   /** Where the embedded PGlite keeps its files when DATABASE_URL is not set. */
   pgliteDir: string;
-  /** Jobs run at once per process. The Airtable driver needs many in flight to fill its batches. */
+  /** Jobs run at once per process. Both drivers batch the writes of concurrent jobs: many in flight fill them. */
   concurrency: number;
   lockDurationMs: number;
   retryBaseDelayMs: number;
@@ -122,8 +122,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
     }),
     pgliteDir: `${e.DATA_DIR.replace(/\/$/, '')}/pglite`,
-    // 100 with Airtable: five tables' worth of ten-record batches, plus the records of requests in flight.
-    concurrency: e.WORKER_CONCURRENCY ?? (airtable ? 100 : 10),
+    // Airtable: five tables' worth of ten-record batches, plus the records of requests in flight. Postgres:
+    // a statement per batch of what the jobs in flight bring (bench:burst drained fastest at 100 of 50 and 100).
+    concurrency: e.WORKER_CONCURRENCY ?? 100,
     lockDurationMs: e.WORKER_LOCK_DURATION_MS,
     retryBaseDelayMs: e.RETRY_BASE_DELAY_MS,
     retryMaxDelayMs: e.RETRY_MAX_DELAY_MS,

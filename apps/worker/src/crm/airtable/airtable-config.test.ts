@@ -3,7 +3,7 @@ import { loadConfig } from '../../config.ts';
 
 it('chooses Airtable only with both key and base, with documented defaults', () => {
   expect(loadConfig({}).airtable).toBeUndefined();
-  expect(loadConfig({}).concurrency).toBe(10);
+  expect(loadConfig({}).concurrency).toBe(100);
   const config = loadConfig({ AIRTABLE_API_KEY: 'pat', AIRTABLE_BASE_ID: 'appX' });
   expect(config.airtable).toEqual({
     apiKey: 'pat',
