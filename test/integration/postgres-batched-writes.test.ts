@@ -104,6 +104,24 @@ describe('the Postgres driver writes concurrent deliveries together', () => {
     await crm.close();
   });
 
+  it('a refusal of every row fails each alone, in about one statement per row, not two', async () => {
+    await db.exec('ALTER TABLE submissions ADD CONSTRAINT batch_test_refuse CHECK (false) NOT VALID');
+    try {
+      const { db: counted, counter } = counting(shared);
+      const crm = createPostgresCrm(counted);
+      const subs = Array.from({ length: 16 }, (_, i) => signup(`refused-${i}@acme.io`));
+      const outcomes = await settle(crm, subs);
+      for (const outcome of outcomes) {
+        expect(outcome.status).toBe('rejected');
+        expect(((outcome as PromiseRejectedResult).reason as Error).message).toMatch(/batch_test_refuse/);
+      }
+      expect(counter.statements).toBeLessThanOrEqual(subs.length + 3); // the batch, its two halves, each row
+      await crm.close();
+    } finally {
+      await db.exec('ALTER TABLE submissions DROP CONSTRAINT batch_test_refuse');
+    }
+  });
+
   it('the same contact several times in one batch: per field the newest write wins, whatever the order', async () => {
     const crm = createPostgresCrm(shared);
     const email = 'twice@acme.io';

@@ -57,31 +57,62 @@ export function createPostgresCrm(
   };
 }
 
+type Outcome = PromiseSettledResult<DeliveryResult>;
+type Attempt = { outcomes: Outcome[] } | { error: unknown };
+
 /**
  * Writes the batch in one statement; each submission's outcome in order. A failure the rows may have
- * caused (the server refused the statement: bad input, a constraint, a deadlock) splits the batch in two
- * and writes each half, down to the one row that fails alone, with its own error. A failure of the
- * database itself (unreachable, timed out, shutting down) is every row's, and all are retried later.
+ * caused (the server refused the statement: bad input, a constraint, a deadlock) is narrowed down to the
+ * rows that fail alone, each with its own error (`isolate`). A failure of the database itself
+ * (unreachable, timed out, shutting down) is every row's, and all are retried later.
  */
-async function writeBatch(
-  db: Database,
-  submissions: readonly DeliveredSubmission[],
-): Promise<PromiseSettledResult<DeliveryResult>[]> {
+async function writeBatch(db: Database, submissions: readonly DeliveredSubmission[]): Promise<Outcome[]> {
+  const first = await attempt(db, submissions);
+  if ('outcomes' in first) return first.outcomes;
+  if (submissions.length > 1 && causedByRows(first.error)) return isolate(db, submissions);
+  return failAll(first.error, submissions);
+}
+
+/**
+ * For a batch refused because of some row: writes each half; while only one half is refused, the bad row
+ * is in it, and it is halved again (one bad row among n costs about 2·log2(n) statements). When both
+ * halves are refused, the refusal is widespread (a constraint every row breaks, a missing grant), and each
+ * row of both is written alone (n statements, not the 2n of halving down to every row).
+ */
+async function isolate(db: Database, submissions: readonly DeliveredSubmission[]): Promise<Outcome[]> {
+  const middle = Math.ceil(submissions.length / 2);
+  const halves = [submissions.slice(0, middle), submissions.slice(middle)];
+  const tries: Attempt[] = [];
+  for (const half of halves) tries.push(await attempt(db, half));
+  const refused = (t: Attempt) => 'error' in t && causedByRows(t.error);
+  if (tries.every(refused)) {
+    const outcomes: Outcome[] = [];
+    for (const submission of submissions) outcomes.push(...(await writeBatch(db, [submission])));
+    return outcomes;
+  }
+  const outcomes: Outcome[] = [];
+  for (const [i, t] of tries.entries()) {
+    const half = halves[i]!;
+    if ('outcomes' in t) outcomes.push(...t.outcomes);
+    else if (half.length > 1 && refused(t)) outcomes.push(...(await isolate(db, half)));
+    else outcomes.push(...failAll(t.error, half));
+  }
+  return outcomes;
+}
+
+async function attempt(db: Database, submissions: readonly DeliveredSubmission[]): Promise<Attempt> {
   try {
     const ids = await upsertSubmissions(db, submissions);
-    return ids.map((crmRecordId) => ({ status: 'fulfilled', value: { crmRecordId } }));
-  } catch (err) {
-    if (submissions.length > 1 && causedByRows(err)) {
-      const half = Math.ceil(submissions.length / 2);
-      return [
-        ...(await writeBatch(db, submissions.slice(0, half))),
-        ...(await writeBatch(db, submissions.slice(half))),
-      ];
-    }
-    // Alone, the error is the row's own; shared, it names none of the batch's values either.
-    const reason = withoutValues(err, submissions.length === 1 ? submissions[0] : submissions);
-    return submissions.map(() => ({ status: 'rejected', reason }));
+    return { outcomes: ids.map((crmRecordId) => ({ status: 'fulfilled', value: { crmRecordId } })) };
+  } catch (error) {
+    return { error };
   }
+}
+
+/** Alone, the error is the row's own; shared, it names none of the batch's values either. */
+function failAll(error: unknown, submissions: readonly DeliveredSubmission[]): Outcome[] {
+  const reason = withoutValues(error, submissions.length === 1 ? submissions[0] : submissions);
+  return submissions.map(() => ({ status: 'rejected', reason }));
 }
 
 /**
