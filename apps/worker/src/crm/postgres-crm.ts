@@ -77,27 +77,25 @@ async function writeBatch(db: Database, submissions: readonly DeliveredSubmissio
  * For a batch refused because of some row: writes each half; while only one half is refused, the bad row
  * is in it, and it is halved again (one bad row among n costs about 2·log2(n) statements). When both
  * halves are refused, the refusal is widespread (a constraint every row breaks, a missing grant), and each
- * row of both is written alone (n statements, not the 2n of halving down to every row).
+ * row of both is written alone (n statements, not the 2n of halving down to every row). Halves, and rows
+ * alone, are written side by side through the pool.
  */
 async function isolate(db: Database, submissions: readonly DeliveredSubmission[]): Promise<Outcome[]> {
   const middle = Math.ceil(submissions.length / 2);
   const halves = [submissions.slice(0, middle), submissions.slice(middle)];
-  const tries: Attempt[] = [];
-  for (const half of halves) tries.push(await attempt(db, half));
+  // At once, as the jobs would have without batching: the pool runs them side by side.
+  const tries = await Promise.all(halves.map((half) => attempt(db, half)));
   const refused = (t: Attempt) => 'error' in t && causedByRows(t.error);
-  if (tries.every(refused)) {
-    const outcomes: Outcome[] = [];
-    for (const submission of submissions) outcomes.push(...(await writeBatch(db, [submission])));
-    return outcomes;
-  }
-  const outcomes: Outcome[] = [];
-  for (const [i, t] of tries.entries()) {
-    const half = halves[i]!;
-    if ('outcomes' in t) outcomes.push(...t.outcomes);
-    else if (half.length > 1 && refused(t)) outcomes.push(...(await isolate(db, half)));
-    else outcomes.push(...failAll(t.error, half));
-  }
-  return outcomes;
+  if (tries.every(refused)) return (await Promise.all(submissions.map((s) => writeBatch(db, [s])))).flat();
+  const outcomes = await Promise.all(
+    tries.map((t, i) => {
+      const half = halves[i]!;
+      if ('outcomes' in t) return t.outcomes;
+      if (half.length > 1 && refused(t)) return isolate(db, half);
+      return failAll(t.error, half);
+    }),
+  );
+  return outcomes.flat();
 }
 
 async function attempt(db: Database, submissions: readonly DeliveredSubmission[]): Promise<Attempt> {
