@@ -87,7 +87,10 @@ it('stores each keyed submission once, under the recordId it answered, through a
   };
   const worker = await startWorker(workerConfig(env), pino({ level: 'silent' }), { crm: createPostgresCrm(db) });
   const gateway = await startGateway(gatewayConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }));
-  const queue = new Queue(env.QUEUE_NAME, { connection: createWorkerRedis(workerConfig(env).redis), prefix: '{forms}' });
+  const queue = new Queue(env.QUEUE_NAME, {
+    connection: createWorkerRedis(workerConfig(env).redis),
+    prefix: '{forms}',
+  });
   try {
     const started = Date.now();
     const slot = new Command('get', [`{forms}:${env.QUEUE_NAME}`]).getSlot();

@@ -12,10 +12,10 @@ import { redisAnswers } from './redis-server.ts';
 const run = promisify(execFile);
 
 /** A node's own client and cluster bus ports. */
-export type NodePorts = { port: number; busPort: number };
+type NodePorts = { port: number; busPort: number };
 
 /** Where a node is announced (client and bus ports) and the loopback address its connections leave from. */
-export type NodeRoute = NodePorts & { sourceAddress: string };
+type NodeRoute = NodePorts & { sourceAddress: string };
 
 export type LocalRedisCluster = {
   /** `127.0.0.1:P1,127.0.0.1:P2,…`: the value for REDIS_CLUSTER_NODES (the announced ports, with `route`). */

@@ -28,7 +28,7 @@ const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz';
  * forgotten: `<prefix>_` and 26 base32 characters (130 bits) of HMAC-SHA256 under `secret` over `parts`.
  * Opaque (no one without the secret can test a guessed value against it), not sortable by time.
  */
-export function derivedId(prefix: 'sub' | 'con', secret: string, parts: readonly string[]): string {
+function derivedId(prefix: 'sub' | 'con', secret: string, parts: readonly string[]): string {
   const digest = createHmac('sha256', secret).update(parts.join('\0')).digest();
   let id = `${prefix}_`;
   let bits = 0;

@@ -94,7 +94,13 @@ export function createPostgresCrm(db: Database): Crm {
            last_accepted_at = GREATEST(contacts.last_accepted_at, excluded.last_accepted_at),
            updated_at = now()
          RETURNING id`,
-        [submission.recordId, email, JSON.stringify(submission.data), submission.acceptedAt, acceptanceStamp(submission)],
+        [
+          submission.recordId,
+          email,
+          JSON.stringify(submission.data),
+          submission.acceptedAt,
+          acceptanceStamp(submission),
+        ],
       );
       return { crmRecordId: rows[0]!.id };
     });
