@@ -59,20 +59,14 @@ it.each([
     const key = `retry-${kind}-${Date.now()}`;
     const first = await send(path, body, key);
     const records = () => server.records(BASE, table).filter((r) => r.fields[emailField] === email);
-    await eventually(async () => records().length === 1, { timeoutMs: 15_000 });
-    const [job] = await gateway.queue
-      .getJobs(['completed'], 0, 1000)
-      .then((jobs) => jobs.filter((j) => j.data.data.email === email));
-    await forget(email, key, job!.id!);
+    const completed = async () =>
+      (await gateway.queue.getJobs(['completed'], 0, 1000)).find((j) => j.data.data.email === email);
+    await eventually(async () => (await completed()) !== undefined && records().length === 1, { timeoutMs: 15_000 });
+    await forget(email, key, (await completed())!.id!);
 
     const retried = await send(path, body, key);
     // The retry's job delivered (the first attempt's was removed with the rest of it).
-    await eventually(
-      async () => (await gateway.queue.getJobs(['completed'], 0, 1000)).some((j) => j.data.data.email === email),
-      {
-        timeoutMs: 15_000,
-      },
-    );
+    await eventually(async () => (await completed()) !== undefined, { timeoutMs: 15_000 });
     const stored = records();
     expect({ answered: retried, records: stored.length, recordIds: stored.map((r) => r.fields['Record ID']) }).toEqual({
       answered: first,
