@@ -134,9 +134,9 @@ export function createBaseRateLimiter({
   };
   const pauseScript = (ms: number, count429: 0 | 1) =>
     run(PAUSE, [keys.pausedUntil, keys.rateLimited], Math.max(1, Math.round(ms)), count429);
-  // Every (re)connection may follow a restart that lost the last slots: the next take settles first. And a
-  // pause still running here is written back at once, before this connection sends anything else, so no
-  // process (this one or another) is granted a request into the lock-out.
+  // Every (re)connection may follow a restart that lost the last slots: the next take settles first. A pause
+  // still running here is written back as soon as the connection is ready, for the other processes, and
+  // every take carries it too, so this process is never granted a request into the lock-out.
   let settle = true;
   redis.on('ready', () => {
     settle = true;
