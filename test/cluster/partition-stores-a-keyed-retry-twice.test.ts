@@ -84,6 +84,9 @@ it('stores each keyed submission once, under the recordId it answered, through a
     LOG_LEVEL: 'silent',
     // A job the demoted master had handed out comes back to the worker after one lock period: short here.
     WORKER_LOCK_DURATION_MS: '2000',
+    // Enough to take every job the isolated master holds at once (one per client in flight), as a busy
+    // worker fleet would, rather than ten at a time on a loaded machine, past the moment it stops serving.
+    WORKER_CONCURRENCY: '64',
   };
   const worker = await startWorker(workerConfig(env), pino({ level: 'silent' }), { crm: createPostgresCrm(db) });
   const gateway = await startGateway(gatewayConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }));
@@ -97,7 +100,14 @@ it('stores each keyed submission once, under the recordId it answered, through a
     const tag = `pt${Date.now().toString(36)}`;
     let stopLoad = false;
     const load = sendKeyed(gateway.url, tag, () => stopLoad, 40_000);
-    await sleep(1_000);
+    // The partition falls on a load in its stride (a gateway still warming up takes few writes).
+    await eventually(
+      async () => (await db.query('SELECT 1 FROM submissions WHERE email LIKE $1', [`${tag}-%`])).rows.length >= 64,
+      {
+        timeoutMs: 30_000,
+        everyMs: 100,
+      },
+    );
     const victim = await cluster.masterOf(slot);
     cluster.isolate(victim);
     await sleep(PARTITION_MS);
@@ -159,7 +169,7 @@ it('stores each keyed submission once, under the recordId it answered, through a
     console.log(
       `[cluster] partition of the queue master, durable acks on: ${sent.length} keyed submissions, ` +
         `${acknowledged.length} acknowledged, ${retried.length} retried with their key before a 200, ` +
-        `${sent.length - acknowledged.length} given up; CRM: ${rows.size} submissions stored, ` +
+        `${sent.length - acknowledged.length} given up; CRM: ${[...rows.values()].flat().length} rows for ${rows.size} submissions, ` +
         `${storedTwice.length} stored more than once, ${lost.length} acknowledged and not stored, ` +
         `${notTheCrms.length} answered a recordId that is not the CRM's ` +
         `(healthy ${healthyAfterMs} ms after the heal, load ${drainFrom - started} ms, drain ${drainMs} ms)`,
