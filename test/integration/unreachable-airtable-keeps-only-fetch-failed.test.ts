@@ -35,7 +35,7 @@ it('a refused connection is recorded with its code and address, in the failed re
   const [submission] = mixedSubmissions(1);
   await enqueueSubmissions(worker.queue, [submission!]);
   const id = submission!.submissionId;
-  await eventually(async () => (await worker.queue.getJob(id))?.isFailed(), { timeoutMs: 20_000 });
+  await eventually(async () => (await (await worker.queue.getJob(id))?.isFailed()) === true, { timeoutMs: 20_000 });
   const cause = `ECONNREFUSED 127.0.0.1:${port}`;
   const job = (await worker.queue.getJob(id))!;
   expect(job.failedReason).toContain(cause);
