@@ -160,6 +160,33 @@ describe('the Postgres driver writes concurrent deliveries together', () => {
     await crm.close();
   });
 
+  it('a submission the store already holds changes nothing, its contact merge included, alone or twice in a batch', async () => {
+    const crm = createPostgresCrm(shared);
+    const email = 'held@acme.io';
+    const first = update(email, 2, { name: 'First' });
+    await crm.deliver(first);
+    // The same submission accepted anew (a client's retry after a failover): a later stamp, other values.
+    const again = {
+      ...first,
+      acceptedAt: '2026-01-05T00:00:00.000Z',
+      recordId: 'con_other',
+      data: { email, name: 'Retry' },
+    };
+    expect(await crm.deliver(again as DeliveredSubmission)).toEqual({ crmRecordId: `con_${email}` });
+    const twice = update(email, 3, { name: 'Once' });
+    const twiceAgain = { ...twice, acceptedAt: '2026-01-06T00:00:00.000Z', data: { email, name: 'Twice' } };
+    expect((await settle(crm, [twice, twiceAgain as DeliveredSubmission])).map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+    ]);
+    const { rows } = await db.query('SELECT fields, last_accepted_at FROM contacts WHERE email = $1', [email]);
+    expect(rows).toEqual([{ fields: { email, name: 'Once' }, last_accepted_at: new Date('2026-01-03T00:00:00.000Z') }]);
+    expect(await storedIds([first.submissionId, twice.submissionId])).toEqual(
+      [first.submissionId, twice.submissionId].sort(),
+    );
+    await crm.close();
+  });
+
   it('a batch whose commit was not heard is retried whole: every submission stays once, the contact unchanged', async () => {
     // The statement commits, then its answer is lost (a dropped connection): every job of the batch fails
     // and runs again.

@@ -6,7 +6,7 @@ import { createWriteBatcher } from './write-batcher.ts';
 
 /**
  * The Postgres CRM: `submissions` gets one row per submission (keyed by its id, so a second delivery is a
- * no-op), and contact kinds also merge into `contacts` (keyed by email). When a replay brings an older
+ * no-op, the contact's merge included), and contact kinds also merge into `contacts` (keyed by email). When a replay brings an older
  * submission after a newer one, the newer values win field by field and the older only fill gaps
  * (`upsertSubmissions` holds those rules). The `deliver` calls of concurrently running jobs are written
  * together, many per statement (`createWriteBatcher`); a batch that fails because of one of its rows is

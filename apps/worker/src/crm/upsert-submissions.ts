@@ -5,8 +5,11 @@ import { acceptanceStamp, type DeliveredSubmission, isContactKind, submissionEma
  * The one statement that writes a batch of submissions, atomically (a statement is its own transaction):
  * where the exactly-once and newer-wins rules of the Postgres store live.
  *
- * - `submissions` gets one row per submission, keyed by its id: a second delivery (a retry, a stalled job
- *   run twice, a replay) is a no-op.
+ * - `submissions` gets one row per submission, keyed by its id, inserted first: a submission the store
+ *   already holds (a retry, a stalled job run twice, a replay, or a client's retry accepted anew after a
+ *   failover, which carries the same id) changes nothing, its contact merge included. Only the rows this
+ *   statement inserted (its RETURNING) go on to `contacts`; the same id twice in a batch counts once (the
+ *   first to arrive).
  * - Contact kinds merge into `contacts`, keyed by the email, field by field: a field is written when no
  *   newer write set it (`field_stamps`, "<=": the same write again changes nothing). Writes for the same
  *   email in one batch are merged first (per field, the newest write's value), because ON CONFLICT may not
@@ -14,8 +17,8 @@ import { acceptanceStamp, type DeliveredSubmission, isContactKind, submissionEma
  * - Rows are inserted in key order, so two batches (of this process or another) never wait on each other's
  *   locks in opposite orders.
  *
- * Answers each submission's CRM record id, in order: the stored contact's id for contact kinds (the id it
- * was first stored with), its own record id for the rest.
+ * Answers each submission's CRM record id, in order: for contact kinds the stored contact's id (the id it
+ * was first stored with; its own record id when no contact row is found), for the rest its own record id.
  */
 export async function upsertSubmissions(db: Pick<Database, 'query'>, submissions: readonly DeliveredSubmission[]) {
   const rows = submissions.map((submission, n) => ({
@@ -32,15 +35,25 @@ export async function upsertSubmissions(db: Pick<Database, 'query'>, submissions
   }));
   const { rows: contacts } = await db.query<{ id: string; email: string }>(
     `WITH input AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS i(
+       SELECT DISTINCT ON (submission_id) * FROM jsonb_to_recordset($1::jsonb) AS i(
          n int, submission_id text, record_id text, kind text, email text, contact boolean, data jsonb,
          accepted_at timestamptz, stamp text, cv_key text, cv_filename text, cv_content_type text, cv_size int,
          cv_sha256 text, cv_upload_failed boolean)
+       ORDER BY submission_id, n
      ),
+     stored AS (
+       INSERT INTO submissions (id, record_id, kind, email, payload, accepted_at,
+                                cv_key, cv_filename, cv_content_type, cv_size, cv_sha256, cv_upload_failed)
+       SELECT submission_id, record_id, kind, email, data, accepted_at,
+              cv_key, cv_filename, cv_content_type, cv_size, cv_sha256, cv_upload_failed
+       FROM input ORDER BY submission_id COLLATE "C"
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id
+     ),
+     fresh AS (SELECT i.* FROM input i JOIN stored s ON s.id = i.submission_id WHERE i.contact),
      newest AS (
        SELECT DISTINCT ON (i.email, f.key) i.email, f.key, f.value, i.stamp
-       FROM input i, jsonb_each(i.data) f
-       WHERE i.contact
+       FROM fresh i, jsonb_each(i.data) f
        ORDER BY i.email, f.key, i.stamp COLLATE "C" DESC
      ),
      merged AS (
@@ -48,7 +61,7 @@ export async function upsertSubmissions(db: Pick<Database, 'query'>, submissions
               min(i.accepted_at) AS first_at, max(i.accepted_at) AS last_at,
               (SELECT coalesce(jsonb_object_agg(key, value), '{}') FROM newest f WHERE f.email = i.email) AS fields,
               (SELECT coalesce(jsonb_object_agg(key, stamp), '{}') FROM newest f WHERE f.email = i.email) AS stamps
-       FROM input i WHERE i.contact GROUP BY i.email
+       FROM fresh i GROUP BY i.email
      ),
      contact AS (
        INSERT INTO contacts (id, email, fields, field_stamps, first_accepted_at, last_accepted_at)
@@ -65,25 +78,15 @@ export async function upsertSubmissions(db: Pick<Database, 'query'>, submissions
          last_accepted_at = GREATEST(contacts.last_accepted_at, excluded.last_accepted_at),
          updated_at = now()
        RETURNING id, email
-     ),
-     stored AS (
-       INSERT INTO submissions (id, record_id, kind, email, payload, accepted_at,
-                                cv_key, cv_filename, cv_content_type, cv_size, cv_sha256, cv_upload_failed)
-       SELECT submission_id, record_id, kind, email, data, accepted_at,
-              cv_key, cv_filename, cv_content_type, cv_size, cv_sha256, cv_upload_failed
-       FROM input ORDER BY submission_id COLLATE "C"
-       ON CONFLICT (id) DO NOTHING
      )
-     SELECT id, email FROM contact`,
+     SELECT id, email FROM contact
+     UNION ALL -- the contacts of submissions already held, as they were
+     SELECT c.id, c.email FROM contacts c
+     WHERE c.email IN (SELECT email FROM input WHERE contact) AND c.email NOT IN (SELECT email FROM contact)`,
     [JSON.stringify(rows)],
   );
   const contactIds = new Map(contacts.map((c) => [c.email, c.id]));
-  return rows.map((row) => {
-    if (!row.contact) return row.record_id;
-    const id = contactIds.get(row.email);
-    if (id === undefined) throw new Error('the contacts upsert answered no row for a contact of the batch');
-    return id;
-  });
+  return rows.map((row) => (row.contact ? (contactIds.get(row.email) ?? row.record_id) : row.record_id));
 }
 
 /** The CV columns of a submissions row: the stored object's key and description, or NULLs. */
