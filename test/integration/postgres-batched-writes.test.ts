@@ -193,8 +193,8 @@ describe('the Postgres driver writes concurrent deliveries together', () => {
     let lose = true;
     const lossy: Database = {
       ...shared,
-      query: async (sql, params) => {
-        const result = await db.query(sql, params);
+      query: async <T extends Record<string, unknown>>(sql: string, params?: unknown[]) => {
+        const result = await db.query<T>(sql, params);
         if (lose && sql.includes('INSERT INTO submissions')) {
           lose = false;
           throw new Error('Connection terminated unexpectedly');
