@@ -41,7 +41,9 @@ export async function checkComposeFiles({
   log: (line: string) => void;
 }): Promise<ComposeFacts> {
   const composeFile = join(root, 'infra/compose.yaml');
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME };
+  // Only what docker-compose needs to run: a variable set on this machine must not change the rendering.
+  const { PATH, HOME } = process.env;
+  const env = { PATH, HOME };
   const refused = await runCommand('docker-compose', ['-f', composeFile, 'config', '--quiet'], { env }).then(
     () => '',
     (err: Error) => err.message,
