@@ -33,6 +33,7 @@ export {
   CV_RETENTION_SCHEDULER,
   maintenanceQueueName,
 } from './privacy/schedule-cv-retention.ts';
+export { serveMetrics } from './serve-metrics.ts';
 export { openCrm, type RunningWorker, startWorker } from './start-worker.ts';
 export { createWorker } from './worker.ts';
 export { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';

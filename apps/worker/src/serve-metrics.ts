@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tokenMatches } from '@forms/observability';
+import { boundUrl } from '@forms/runtime';
 import type { Registry } from 'prom-client';
 import { EraseRefused } from './privacy/erase-person.ts';
 import type { Eraser } from './privacy/open-eraser.ts';
@@ -53,9 +54,8 @@ export async function serveMetrics({
   });
   server.listen(port, host);
   await once(server, 'listening');
-  const { port: bound } = server.address() as AddressInfo;
   return {
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${bound}/admin/metrics`,
+    url: boundUrl(server.address() as AddressInfo, '/admin/metrics'),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
