@@ -10,6 +10,7 @@
  * made once and kept in DATA_DIR/erasure-key. With OTEL_EXPORTER_OTLP_ENDPOINT set it traces, as the apps do.
  * In production run apps/gateway and apps/worker as separate processes (docs/getting-started.md#in-production).
  */
+import '@forms/runtime/require-supported-node';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -17,7 +17,8 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { NodeSDK, resources } from '@opentelemetry/sdk-node';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { ContextManager, Telemetry, Tracer } from 'bullmq';
 import { BullMQOTelSpan, BullMQOtel } from 'bullmq-otel';
 import type { Tracing, TracingOptions } from './start-tracing.ts';
@@ -35,7 +36,7 @@ const STOP_DEADLINE_MS = 2_000;
 export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
   const sdk = new NodeSDK({
     // Under the detected resource, so OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override the name.
-    resource: resources.defaultResource().merge(resources.resourceFromAttributes({ 'service.name': serviceName })),
+    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': serviceName })),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
