@@ -32,7 +32,14 @@ const v = await import('valibot');
 
 // Only what the launcher itself decides on; each app parses the whole environment again, strictly.
 const env = parseEnv(
-  v.object({ ...SHARED_ENV_ENTRIES, DATA_DIR: v.optional(v.string(), '.data'), S3_BUCKET: v.optional(v.string()) }),
+  v.object({
+    ...SHARED_ENV_ENTRIES,
+    DATA_DIR: v.optional(v.string(), '.data'),
+    S3_BUCKET: v.optional(v.string()),
+    HOST: v.optional(v.string(), '127.0.0.1'),
+    METRICS_HOST: v.optional(v.string(), '127.0.0.1'),
+    ERASURE_KEY: v.optional(v.string()),
+  }),
   process.env,
 );
 const logger = createLogger({ level: env.LOG_LEVEL });
@@ -80,7 +87,7 @@ async function resolveS3(): Promise<{ env: Record<string, string>; local?: Local
 
 /** ERASURE_KEY as set, else one made once and kept in DATA_DIR/erasure-key (owner-only), like the data. */
 function resolveErasureKey(): Record<string, string> {
-  if (process.env.ERASURE_KEY) return {};
+  if (env.ERASURE_KEY) return {};
   const file = `${dataDir}/erasure-key`;
   try {
     return { ERASURE_KEY: readFileSync(file, 'utf8').trim() };
@@ -94,7 +101,7 @@ function resolveErasureKey(): Record<string, string> {
 }
 
 /** Loopback unless HOST / METRICS_HOST say otherwise: a laptop's `pnpm start` is not open to its network. */
-const loopback = { HOST: process.env.HOST ?? '127.0.0.1', METRICS_HOST: process.env.METRICS_HOST ?? '127.0.0.1' };
+const loopback = { HOST: env.HOST, METRICS_HOST: env.METRICS_HOST };
 
 // Set before anything starts, so a Ctrl-C at any moment (during start-up too) stops what has started:
 // gateway first (in-flight requests finish), then the worker (active jobs finish), then what we started.
@@ -117,9 +124,13 @@ stopOnSignals({
   },
 });
 
-const redis = (started.redis = await resolveRedis());
-const s3 = (started.s3 = await resolveS3());
+const redis = await resolveRedis();
+started.redis = redis;
+const s3 = await resolveS3();
+started.s3 = s3;
 const shared = { ...process.env, ...loopback, ...redis.env, DATA_DIR: dataDir, ...s3.env, ...resolveErasureKey() };
-const worker = (started.worker = await startWorker(loadWorkerConfig(shared), logger.child({ app: 'worker' })));
-const gateway = (started.gateway = await startGateway(loadGatewayConfig(shared), logger.child({ app: 'gateway' })));
+const worker = await startWorker(loadWorkerConfig(shared), logger.child({ app: 'worker' }));
+started.worker = worker;
+const gateway = await startGateway(loadGatewayConfig(shared), logger.child({ app: 'gateway' }));
+started.gateway = gateway;
 logger.info(`listening on ${gateway.url} (redis ${redis.label}, crm ${worker.crm.name}); Ctrl-C to stop`);

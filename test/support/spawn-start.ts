@@ -41,8 +41,8 @@ export async function spawnStart(
   }));
   const ready = script === 'demo' ? /demo site: \S+ {2}\(gateway: (\S+)\)/ : /listening on (http:\/\/\S+)/;
   const deadline = Date.now() + 90_000;
-  let match: RegExpExecArray | null = null;
-  while (!(match = ready.exec(output))) {
+  for (;;) {
+    if (ready.test(output)) break;
     if (child.exitCode !== null || Date.now() > deadline) {
       if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
       throw new Error(`${via} ${script} did not start (exit code ${child.exitCode}):\n${output}`);
@@ -53,7 +53,7 @@ export async function spawnStart(
     child,
     output: () => output,
     exited,
-    url: match[1]!,
+    url: ready.exec(output)![1]!,
     signal: (signal) => process.kill(-child.pid!, signal),
   };
 }

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { relative } from 'node:path';
 
 /** PGlite is one process per directory: a second opener is refused with this (it names the holder). */
-export class DataDirLocked extends Error {}
+class DataDirLocked extends Error {}
 
 type Holder = { pid: number; host: string; command: string; since: string };
 
