@@ -6,12 +6,14 @@ import { freePort } from '@forms/local-services';
 import { afterAll, expect, inject, it } from 'vitest';
 import { spawnStart } from '../support/spawn-start.ts';
 
-// A Ctrl-C in the terminal (SIGINT to the whole process group: pnpm, the shell, tsx, node) or a SIGTERM of
-// `pnpm start` drains and exits 0, with no package-manager error: `ELIFECYCLE Command failed` reads as a
-// crash. The same for `pnpm demo`, which also must not warn `node_modules missing`. The scripts run
-// `exec node --import tsx`: `sh -c` without exec dies of the SIGINT after its child exits 0 (dash), which pnpm
-// reports as a failure; and tsx's CLI relays a signal to its child only if the child confirms it within
-// 30 ms, else kills it (SIGKILL, exit 130) — on a busy machine, in the middle of the drain.
+// A Ctrl-C in the terminal (SIGINT to the whole process group) or a SIGTERM of `pnpm start` drains and
+// exits 0, with no package-manager error: `ELIFECYCLE Command failed` reads as a crash. The same for
+// `pnpm demo`, which also must not warn `node_modules missing` (pnpm's note on a failed script). What failed:
+// a `sh -c` between pnpm and node (the script's own, and the `node_modules/.bin/node` shim, which runs node
+// without exec) dies of the SIGINT once its child exits 0 (dash), and pnpm reports that; tsx's CLI relays a
+// signal only if its child confirms it within 30 ms, else kills it (exit 130), mid-drain on a busy machine;
+// and the launcher set its signal handlers only after it said "listening on". The scripts now `exec` the
+// real node binary (`$(node -p process.execPath)`) with `--import tsx`.
 const dataDirs: string[] = [];
 const env = () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'start-signal-'));

@@ -26,9 +26,15 @@ export async function spawnStart(
   const { DATABASE_URL: _ours, ...inherited } = process.env;
   const [command, args] =
     via === 'pnpm' ? ['pnpm', [script]] : [process.execPath, ['--import', 'tsx', `${REPO_ROOT}scripts/start.ts`]];
+  // pnpm as a terminal runs it: this run's PATH starts with node_modules/.bin, whose `node` is pnpm's shell
+  // shim (no exec), which a terminal's Ctrl-C would kill under pnpm itself.
+  const PATH = (process.env.PATH ?? '')
+    .split(':')
+    .filter((dir) => !dir.endsWith('node_modules/.bin'))
+    .join(':');
   const child = spawn(command, args as string[], {
     cwd: REPO_ROOT,
-    env: { ...inherited, LOG_LEVEL: 'info', PORT: '0', ...env },
+    env: { ...inherited, PATH, LOG_LEVEL: 'info', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
