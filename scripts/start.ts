@@ -27,7 +27,7 @@ type LocalS3 = import('@forms/local-services').LocalS3;
 const { createLogger } = await import('@forms/observability');
 const { stopOnSignals } = await import('@forms/runtime');
 const { parseEnv, redisSettings, SHARED_ENV_ENTRIES } = await import('@forms/schemas');
-const { loadConfig: loadWorkerConfig, startWorker } = await import('@forms/worker');
+const { loadConfig: loadWorkerConfig, lockDataDir, startWorker } = await import('@forms/worker');
 const v = await import('valibot');
 
 // Only what the launcher itself decides on; each app parses the whole environment again, strictly.
@@ -124,6 +124,15 @@ stopOnSignals({
   },
 });
 
+// One launcher per DATA_DIR, refused before it starts a second Redis on the same files (PGlite is locked
+// again by the worker; this lock is for the whole folder).
+try {
+  mkdirSync(dataDir, { recursive: true });
+  lockDataDir(`${dataDir}/start`, 'The data folder of `pnpm start`');
+} catch (err) {
+  logger.fatal((err as Error).message);
+  process.exit(1);
+}
 const redis = await resolveRedis();
 started.redis = redis;
 const s3 = await resolveS3();

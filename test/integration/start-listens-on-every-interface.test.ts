@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createWorkerMetrics, serveMetrics } from '@forms/worker';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { REPO_ROOT } from '../support/spawn-app.ts';
 import { listeningAddresses, type StartProcess, spawnStart } from '../support/spawn-start.ts';
 
 // `pnpm start` is a laptop's: its gateway and the worker's admin port (/admin/metrics, POST /admin/erase)
@@ -51,3 +54,17 @@ it('a server bound to every interface says 0.0.0.0, not 127.0.0.1', async () => 
     await server.close();
   }
 });
+
+it('a second start on the same DATA_DIR is refused at once, naming the first', async () => {
+  const second = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, REDIS_URL: 'redis://127.0.0.1:1', DATA_DIR: dataDir, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  second.stdout.on('data', (d) => (output += d));
+  second.stderr.on('data', (d) => (output += d));
+  const [code] = await once(second, 'exit');
+  expect(code, output).toBe(1);
+  expect(output).toContain(`is open in process ${start.child.pid}`);
+}, 60_000);

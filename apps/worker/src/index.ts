@@ -18,6 +18,7 @@ export {
 } from './crm/crm.ts';
 export { createPostgresCrm } from './crm/postgres-crm.ts';
 export { type Database, openDatabase, openPglite, openPostgres } from './db/database.ts';
+export { lockDataDir } from './db/lock-data-dir.ts';
 export { migrate } from './db/migrate.ts';
 export { deliverSubmission } from './handlers/deliver-submission.ts';
 export {

@@ -19,7 +19,7 @@ type Holder = { pid: number; host: string; command: string; since: string };
  * refuses wrongly (safe, and the message says which file to remove), it never lets two openers in. The
  * command line's arguments are not recorded (an `ops erase` argument is an address). Returns the release.
  */
-export function lockDataDir(dir: string): () => void {
+export function lockDataDir(dir: string, what = 'The PGlite directory'): () => void {
   const file = `${dir}.lock`;
   const mine: Holder = {
     pid: process.pid,
@@ -44,7 +44,7 @@ export function lockDataDir(dir: string): () => void {
         ? `process ${holder.pid} on ${holder.host} (${holder.command}, since ${holder.since})`
         : 'another process';
       throw new DataDirLocked(
-        `The PGlite directory ${dir} is open in ${who}; PGlite allows one process per directory. ` +
+        `${what} ${dir} is open in ${who}; one process at a time may open it (PGlite allows no more). ` +
           'Stop that process first, or do the work through it: `pnpm start` with METRICS_PORT and ADMIN_TOKEN ' +
           "set serves the worker's POST /admin/erase (docs/privacy.md#erasing-a-person). " +
           `If no such process runs, remove ${file}.`,
