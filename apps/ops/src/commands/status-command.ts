@@ -1,6 +1,6 @@
 import { erasureKeys, keylessWorkersReason } from '@forms/schemas';
 import type { Queue } from 'bullmq';
-import { type CliContext, Command, jsonOption, print, printJson, withQueue } from '../cli-context.ts';
+import { type CliContext, Command, jsonOption, print, printJson, withExitCodes, withQueue } from '../cli-context.ts';
 import { formatAge } from '../failed-job-row.ts';
 import { readCrmLimits } from '../read-crm-limits.ts';
 
@@ -13,7 +13,7 @@ const STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed', 'comple
  * while an erasure is recorded).
  */
 export function statusCommand(ctx: CliContext): Command {
-  return new Command('status')
+  return withExitCodes(new Command('status'), { ok: 'shown', failed: 'Redis unreachable' })
     .description('queue depth by state, oldest waiting job, CRM rate-limit state, throughput, drain time')
     .addOption(jsonOption())
     .action(async (options: { json?: boolean }) => {
