@@ -14,6 +14,8 @@ import { sleep } from '../support/wait.ts';
  * server CPU per 2xx) and ours ÷ baseline. autocannon runs in this process and shares the two cores with
  * the server under test and Redis, for every server alike.
  *
+ * The gateways run as they ship (tsup's build, `node apps/gateway/dist/main.js`), each checkout built first;
+ * BENCH_SOURCE=1 runs them from source through tsx instead (see gatewayEntry for what that adds).
  * BENCH_GATEWAY_PROCESSES=<n> runs ours as n processes (GATEWAY_PROCESSES), beside a baseline of n processes
  * and ours as one.
  * BENCH_AGAINST=<dir> runs another checkout's gateway beside ours in every round (/api/contact and the mix,
@@ -33,7 +35,7 @@ import { sleep } from '../support/wait.ts';
  * site adds.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -110,7 +112,9 @@ async function startProcess(
   ready: () => Promise<boolean>,
   cwd = REPO_ROOT,
 ) {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  // A built gateway (dist/*.js) runs on plain Node, as in its image; everything else through tsx.
+  const loader = args.some((arg) => arg.endsWith('.js')) ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...loader, ...args], {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -179,12 +183,26 @@ const gatewayEnv = (port: number) => ({
   OTEL_EXPORTER_OTLP_ENDPOINT: '',
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
 });
-const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
-const gateway = await startProcess(
-  [...profile, 'apps/gateway/src/main.ts'],
-  gatewayEnv(gatewayPort),
-  healthy(gatewayUrl),
+// The gateway runs as it ships (infra/docker/Dockerfile: tsup's build, `node dist/main.js`), in this checkout
+// and in BENCH_AGAINST's, each built first. Run from source, through tsx, it is measured with a cost it never
+// has in production: tsx keeps function names by wrapping every function made at run time in a
+// `__name(fn, "name")` call (Object.defineProperty), about a microsecond for each of the closures a request
+// makes. BENCH_SOURCE=1 runs both from source instead.
+const fromSource = process.env.BENCH_SOURCE === '1';
+function gatewayEntry(dir: string): string {
+  if (fromSource) return 'apps/gateway/src/main.ts';
+  execFileSync('pnpm', ['exec', 'tsup', '--silent'], {
+    cwd: `${dir.replace(/\/$/, '')}/apps/gateway`,
+    stdio: 'ignore',
+  });
+  return 'apps/gateway/dist/main.js';
+}
+const ourEntry = gatewayEntry(REPO_ROOT);
+console.log(
+  `the gateways run ${fromSource ? 'from source, through tsx (BENCH_SOURCE=1)' : 'as built (apps/gateway/dist/main.js, as the image runs it)'}`,
 );
+const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
+const gateway = await startProcess([...profile, ourEntry], gatewayEnv(gatewayPort), healthy(gatewayUrl));
 
 const toBaseline = contactOnly.map((r) => ({ ...r, path: '/' }));
 const mixToBaseline = mixed.map((r) => ({ ...r, path: '/' }));
@@ -221,7 +239,8 @@ const extras: Extra[] = [];
 async function addGateway(title: string, env: Record<string, string>, cwd = REPO_ROOT, toOurs = false) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const server = await startProcess(['apps/gateway/src/main.ts'], { ...gatewayEnv(port), ...env }, healthy(url), cwd);
+  const entry = cwd === REPO_ROOT ? ourEntry : gatewayEntry(cwd);
+  const server = await startProcess([entry], { ...gatewayEnv(port), ...env }, healthy(url), cwd);
   extras.push({
     title,
     server,
@@ -241,7 +260,7 @@ const againstDir = process.env.BENCH_AGAINST;
 const againstPort = againstDir ? await freePort() : undefined;
 const againstUrl = `http://127.0.0.1:${againstPort}`;
 const against = againstPort
-  ? await startProcess(['apps/gateway/src/main.ts'], gatewayEnv(againstPort), healthy(againstUrl), againstDir)
+  ? await startProcess([gatewayEntry(againstDir!)], gatewayEnv(againstPort), healthy(againstUrl), againstDir)
   : undefined;
 // Tracing on, at 100 % and at 10 %: the collector is a stand-in that takes each export and drops it (read
 // whole, answered 200, not decoded), so what is measured is the gateway's cost of making and sending spans.
