@@ -20,6 +20,7 @@ import { sleep } from '../support/wait.ts';
  * and ours as one.
  * BENCH_AGAINST=<dir> runs another checkout's gateway beside ours in every round (/api/contact and the mix,
  * and at the fixed rate), and prints it ÷ the floor and ours ÷ it: before/after in one run.
+ * BENCH_IDEMPOTENCY=1 sends a fresh Idempotency-Key with every request to a gateway, as @forms/client does.
  * BENCH_FLOOR=1 adds, to every round, the floor with a claim script before the add (the claim of today's
  * gateway, in small), without and with auto-pipelining.
  * Tracing: "ours" runs with tracing off (no OTLP endpoint, as by default); every round adds the same
