@@ -23,8 +23,8 @@ export function showCommand(ctx: CliContext): Command {
           jobs.map(async (job) => {
             const [state, logs] = await Promise.all([job.getState(), queue.getJobLogs(String(job.id), 0, 49, true)]);
             const status = toSubmissionStatus(job, state);
-            const clean = (text: string) => (options.reveal ? text : scrubPii(text));
             const data = (job.data as { data?: unknown }).data;
+            const clean = (text: string) => (options.reveal ? text : scrubPii(text, data));
             return {
               ...status,
               ...(status.lastError ? { lastError: clean(status.lastError) } : {}),
