@@ -21,6 +21,8 @@ export { type Database, openDatabase, openPglite, openPostgres } from './db/data
 export { migrate } from './db/migrate.ts';
 export { deliverSubmission } from './handlers/deliver-submission.ts';
 export {
+  EraseIncomplete,
+  EraseOutOfReach,
   EraseRefused,
   type EraseReport,
   erasableAddress,
