@@ -32,7 +32,7 @@ describe('simultaneous worker starts on a fresh database', () => {
           const applied = results.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
           const recorded = await pools[0]!.query<{ name: string }>('SELECT name FROM schema_migrations');
           // Each file applied by exactly one starter, and recorded once.
-          expect(applied.toSorted()).toEqual(recorded.rows.map((r) => r.name).toSorted());
+          expect([...applied].sort()).toEqual(recorded.rows.map((r) => r.name).sort());
         } finally {
           await Promise.all(pools.map((db) => db.close()));
           await adminQuery(adminUrl!, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -1,5 +1,5 @@
 import { maskPii } from '@forms/observability';
-import { JOB_OPTIONS, type JobPayload, jobNameFor } from '@forms/schemas';
+import { JOB_OPTIONS, type JobPayload, jobNameFor, parseJobPayload } from '@forms/schemas';
 import {
   auditAction,
   type CliContext,
@@ -44,13 +44,14 @@ export function spamCommand(ctx: CliContext): Command {
           const total = await open.redis.zcard(spamIndex);
           const entries = await open.redis.zrevrange(spamIndex, 0, options.limit - 1, 'WITHSCORES');
           const ids = entries.filter((_, i) => i % 2 === 0);
-          const payloads = await readPayloads(ctx, open, ids);
+          const { payloads, malformed } = await readPayloads(ctx, open, ids);
           return {
             count: total,
             rows: ids.map((id, i) => ({
               id,
               kind: payloads.get(id)?.kind,
               acceptedAt: payloads.get(id)?.acceptedAt,
+              ...(malformed.has(id) ? { malformed: malformed.get(id) } : {}),
               quarantinedAt: new Date(Number(entries[i * 2 + 1])).toISOString(),
               ageSeconds: Math.round((now - Number(entries[i * 2 + 1])) / 1000),
             })),
@@ -59,7 +60,10 @@ export function spamCommand(ctx: CliContext): Command {
         if (options.json) return printJson(ctx, { count, listed: rows.length, submissions: rows });
         if (count === 0) return print(ctx, 'the quarantine is empty');
         for (const r of rows)
-          print(ctx, `${r.id}  ${(r.kind ?? '?').padEnd(17)}  ${formatAge(r.ageSeconds).padStart(6)}`);
+          print(
+            ctx,
+            `${r.id}  ${(r.kind ?? '?').padEnd(17)}  ${formatAge(r.ageSeconds).padStart(6)}${r.malformed ? `  malformed: ${r.malformed}` : ''}`,
+          );
         if (rows.length < count) print(ctx, `… ${count - rows.length} more (raise --limit to list them)`);
       }),
   );
@@ -71,7 +75,14 @@ export function spamCommand(ctx: CliContext): Command {
       .option('--reveal', 'show email, phone and names unmasked (mind who is watching)')
       .addOption(jsonOption())
       .action(async (id: string, options: { json?: boolean; reveal?: boolean }) => {
-        const payload = await withQueue(ctx, async (open) => (await readPayloads(ctx, open, [id])).get(id));
+        const read = await withQueue(ctx, (open) => readPayloads(ctx, open, [id]));
+        const problem = read.malformed.get(id);
+        if (problem) {
+          process.exitCode = 1;
+          if (options.json) return printJson(ctx, { id, found: true, malformed: problem });
+          return print(ctx, `quarantined submission ${id} is malformed (${problem}): purge it`);
+        }
+        const payload = read.payloads.get(id);
         if (!payload) {
           process.exitCode = 1;
           if (options.json) return printJson(ctx, { id, found: false });
@@ -93,9 +104,9 @@ export function spamCommand(ctx: CliContext): Command {
       .action(async (ids: string[], options: { json?: boolean }) => {
         const result = await withQueue(ctx, async (open) => {
           const { spamIndex, spamData } = ctx.config().keys;
-          const payloads = await readPayloads(ctx, open, ids);
+          const { payloads, malformed } = await readPayloads(ctx, open, ids);
           const found = ids.filter((id) => payloads.has(id));
-          const missing = ids.filter((id) => !payloads.has(id));
+          const missing = ids.filter((id) => !payloads.has(id) && !malformed.has(id));
           const audit = await auditAction(ctx, open, { action: 'spam release', filter: { ids }, jobIds: found });
           const released: string[] = [];
           try {
@@ -115,14 +126,28 @@ export function spamCommand(ctx: CliContext): Command {
             });
             throw err;
           }
-          await audit.complete({ outcome: 'ok', count: released.length, detail: { missing: missing.length } });
-          return { released, missing };
+          await audit.complete({
+            outcome: 'ok',
+            count: released.length,
+            detail: { missing: missing.length, malformed: malformed.size },
+          });
+          return { released, missing, malformed: Object.fromEntries(malformed) };
         });
-        if (result.missing.length > 0) process.exitCode = 1;
+        const malformed = Object.entries(result.malformed);
+        if (result.missing.length > 0 || malformed.length > 0) process.exitCode = 1;
         if (options.json)
-          return printJson(ctx, { released: result.released.length, missing: result.missing.length, ids: result });
-        print(ctx, `released ${result.released.length}, missing ${result.missing.length}`);
+          return printJson(ctx, {
+            released: result.released.length,
+            missing: result.missing.length,
+            malformed: malformed.length,
+            ids: result,
+          });
+        print(
+          ctx,
+          `released ${result.released.length}, missing ${result.missing.length}, malformed ${malformed.length}`,
+        );
         for (const id of result.missing) print(ctx, `  missing ${id}: not in the quarantine (released or purged?)`);
+        for (const [id, problem] of malformed) print(ctx, `  malformed ${id}: ${problem}; not released (purge it)`);
       }),
   );
 
@@ -165,16 +190,28 @@ export function spamCommand(ctx: CliContext): Command {
   return spam;
 }
 
-/** The quarantined payloads of `ids` that are still there (HMGET a page at a time). */
-async function readPayloads(ctx: CliContext, { redis }: OpenQueue, ids: string[]): Promise<Map<string, JobPayload>> {
-  const found = new Map<string, JobPayload>();
+/**
+ * The quarantined payloads of `ids` that are still there (HMGET a page at a time), each read through the job
+ * catalog's schema: one that does not parse (hand-edited, or written by another version) is reported as
+ * malformed with what is wrong, never cast to a payload, released into the queue, nor left to crash a command.
+ */
+async function readPayloads(
+  ctx: CliContext,
+  { redis }: OpenQueue,
+  ids: string[],
+): Promise<{ payloads: Map<string, JobPayload>; malformed: Map<string, string> }> {
+  const payloads = new Map<string, JobPayload>();
+  const malformed = new Map<string, string>();
   for (let i = 0; i < ids.length; i += PAGE) {
     const page = ids.slice(i, i + PAGE);
     if (page.length === 0) continue;
     const values = await redis.hmget(ctx.config().keys.spamData, ...page);
     page.forEach((id, j) => {
-      if (values[j]) found.set(id, JSON.parse(values[j]!) as JobPayload);
+      if (!values[j]) return;
+      const read = parseJobPayload(values[j]!);
+      if ('payload' in read) payloads.set(id, read.payload);
+      else malformed.set(id, read.problem);
     });
   }
-  return found;
+  return { payloads, malformed };
 }
