@@ -21,7 +21,7 @@ import {
 import { createLogger } from '@forms/observability';
 import { stopOnSignals } from '@forms/runtime';
 import { parseEnv, redisSettings, SHARED_ENV_ENTRIES } from '@forms/schemas';
-import { loadConfig as loadWorkerConfig, startWorker } from '@forms/worker';
+import { loadConfig as loadWorkerConfig, startWorker, writeLocalS3Settings } from '@forms/worker';
 import * as v from 'valibot';
 
 // Only what the launcher itself decides on; each app parses the whole environment again, strictly.
@@ -59,16 +59,16 @@ async function resolveS3(): Promise<{ env: Record<string, string>; local?: Local
   const dir = `${dataDir}/s3`;
   const local = await startLocalS3({ dir, port: 4568 }).catch(() => startLocalS3({ dir }));
   logger.info({ endpoint: local.endpoint, dir }, 'started a local S3-compatible server (s3rver) for CVs');
-  return {
-    env: {
-      S3_ENDPOINT: local.endpoint,
-      S3_BUCKET: 'cvs',
-      S3_FORCE_PATH_STYLE: 'true',
-      AWS_ACCESS_KEY_ID: local.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: local.secretAccessKey,
-    },
-    local,
+  const s3Env = {
+    S3_ENDPOINT: local.endpoint,
+    S3_BUCKET: 'cvs',
+    S3_FORCE_PATH_STYLE: 'true',
+    AWS_ACCESS_KEY_ID: local.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: local.secretAccessKey,
   };
+  // For `ops erase` beside it, which reads the same DATA_DIR: without these it could not reach the CVs.
+  writeLocalS3Settings(dataDir, s3Env);
+  return { env: s3Env, local };
 }
 
 const redis = await resolveRedis();

@@ -7,7 +7,7 @@ import {
   SHARED_ENV_ENTRIES,
   sharedSettings,
 } from '@forms/schemas';
-import { loadConfig as loadWorkerConfig, type WorkerConfig } from '@forms/worker';
+import { loadConfig as loadWorkerConfig, readLocalS3Settings, type WorkerConfig } from '@forms/worker';
 import * as v from 'valibot';
 
 const EnvSchema = v.object({
@@ -29,7 +29,8 @@ export type OpsConfig = Readonly<{
   keys: ReturnType<typeof opsKeys>;
   /**
    * The worker's own configuration (its CRM, bucket and ERASURE_KEY), read from the same environment
-   * when `ops erase` needs it, and only then: the other commands never touch the CRM.
+   * when `ops erase` needs it, and only then: the other commands never touch the CRM. Without S3_BUCKET,
+   * the local S3 a `pnpm start` on the same DATA_DIR runs, when there is one (its `local-s3.json`).
    */
   worker: () => WorkerConfig;
 }>;
@@ -44,7 +45,7 @@ export function loadConfig(env: Record<string, string | undefined>): OpsConfig {
     airtableBaseId: e.AIRTABLE_BASE_ID,
     actor: e.OPS_ACTOR ?? osUser(),
     keys: opsKeys(redis, queueName),
-    worker: () => loadWorkerConfig(env),
+    worker: () => loadWorkerConfig(env.S3_BUCKET ? env : { ...env, ...readLocalS3Settings(env.DATA_DIR ?? '.data') }),
   });
 }
 

@@ -36,5 +36,6 @@ export {
   maintenanceQueueName,
 } from './privacy/schedule-cv-retention.ts';
 export { openCrm, type RunningWorker, startWorker } from './start-worker.ts';
+export { readLocalS3Settings, writeLocalS3Settings } from './storage/local-s3-settings.ts';
 export { createWorker } from './worker.ts';
 export { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';
