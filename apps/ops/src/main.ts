@@ -1,3 +1,4 @@
+import '@forms/runtime/require-supported-node';
 import { startTracing, withSpan } from '@forms/observability';
 
 // Tracing first, loaded only when an OTLP endpoint is set (see the gateway's main).

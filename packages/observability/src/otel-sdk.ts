@@ -14,10 +14,12 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   trace,
 } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { NodeSDK, resources } from '@opentelemetry/sdk-node';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { ContextManager, Telemetry, Tracer } from 'bullmq';
 import { BullMQOTelSpan, BullMQOtel } from 'bullmq-otel';
 import type { Tracing, TracingOptions } from './start-tracing.ts';
@@ -35,7 +37,7 @@ const STOP_DEADLINE_MS = 2_000;
 export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
   const sdk = new NodeSDK({
     // Under the detected resource, so OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override the name.
-    resource: resources.defaultResource().merge(resources.resourceFromAttributes({ 'service.name': serviceName })),
+    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': serviceName })),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
@@ -51,6 +53,9 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
   const hooks: TracingHooks = {
     inSpan(name, options, fn) {
       const parent = options.parent ? trace.setSpanContext(ROOT_CONTEXT, options.parent) : context.active();
+      // A child of a span sampled out would be sampled out too (every parent-based sampler says so): no
+      // span, no context switch, no attributes built. With 10 % sampling that is 9 requests in 10.
+      if (sampledOut(parent)) return fn(NO_SPAN);
       const links: Link[] = (options.links ?? []).flatMap((link) => (link ? [{ context: link }] : []));
       const kind = options.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL;
       return tracer.startActiveSpan(
@@ -72,8 +77,9 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
     },
     inServerSpan(headers, name, attributes, fn) {
       const parent = propagation.extract(ROOT_CONTEXT, headers);
-      const options = { kind: SpanKind.SERVER, attributes: defined(attributes) };
-      return tracer.startActiveSpan(name, options, parent, async (span) => {
+      return tracer.startActiveSpan(name, { kind: SpanKind.SERVER }, parent, async (span) => {
+        // Attributes only on a span that records them (the samplers we offer do not read them).
+        if (span.isRecording()) span.setAttributes(defined(attributes));
         try {
           return await fn(handle(span));
         } finally {
@@ -83,8 +89,9 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
     },
     annotate(attributes, name) {
       const span = trace.getActiveSpan();
-      span?.setAttributes(defined(attributes));
-      if (name) span?.updateName(name);
+      if (!span?.isRecording()) return;
+      span.setAttributes(defined(attributes));
+      if (name) span.updateName(name);
     },
     activeLink: () => valid(trace.getActiveSpan()?.spanContext()),
     linkFromJob(metadata) {
@@ -144,8 +151,16 @@ function queueTelemetry(): Telemetry<Context> {
   return { tracer, contextManager };
 }
 
+const NO_SPAN: SpanHandle = { setAttributes() {} };
+
 function handle(span: Span): SpanHandle {
-  return { setAttributes: (attributes) => span.setAttributes(defined(attributes)) };
+  return span.isRecording() ? { setAttributes: (attributes) => span.setAttributes(defined(attributes)) } : NO_SPAN;
+}
+
+/** True when `ctx` holds a span that was sampled out: its children would not be recorded either. */
+function sampledOut(ctx: Context): boolean {
+  const span = trace.getSpan(ctx);
+  return span !== undefined && !span.isRecording() && (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0;
 }
 
 function defined(attributes: SpanAttributes): Record<string, string | number | boolean> {
