@@ -5,7 +5,19 @@ import { markdownFiles, REPO_ROOT, readDoc } from '../support/docs.ts';
 
 // Every `pnpm <script>` the manual names (in prose, code spans and code blocks alike) is a script of the
 // root package.json, or, after `--filter <package>`, of that package. pnpm's own commands are not scripts.
-const PNPM_COMMANDS = new Set(['add', 'deploy', 'dlx', 'exec', 'i', 'install', 'remove', 'run', 'update', 'why']);
+const PNPM_COMMANDS = new Set([
+  'add',
+  'deploy',
+  'dlx',
+  'exec',
+  'i',
+  'install',
+  'pack',
+  'remove',
+  'run',
+  'update',
+  'why',
+]);
 const INVOCATION =
   /\bpnpm(?: +(?:-s|--silent))?(?: +--filter[ =](?<filter>[@\w/.-]+))?(?: +run)?(?: +(?<name>[a-z][\w:-]*))?/g;
 

@@ -18,6 +18,12 @@ const ADDRESSES = [
   'ſ@acme.io',
   'ada@acme.i0',
   'a_b-c@x-y.zz',
+  // Issue 30.6: punycode labels (an internationalised domain in ASCII form) were refused.
+  'ada@xn--exmple-cua.de',
+  'ada@xn--80ak6aa92e.xn--p1ai',
+  'ada@-acme.io',
+  'ada@exämple.de',
+  'ada!#$%&*/=?^`{|}~@acme.io',
 ];
 
 let judged: Awaited<ReturnType<typeof startJudgedGateway>>;

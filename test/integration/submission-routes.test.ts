@@ -119,6 +119,8 @@ describe('submission routes: rejections enqueue nothing', () => {
       await expectRejected(await send(path, { email: 'someone@Gmail.com' }), 'WORK_EMAIL_REQUIRED', { field: 'email' });
     }
     await expectRejected(await send('/api/caf-signup', { email: 'x@mailinator.com' }), 'WORK_EMAIL_REQUIRED');
+    // A free-mail domain in punycode (xn--5nx.cc is on the list) is a valid address, and still not a work one.
+    await expectRejected(await send('/api/caf-signup', { email: 'x@mail.xn--5nx.cc' }), 'WORK_EMAIL_REQUIRED');
     await expectRejected(
       await send('/api/partner-webinar', { fullName: 'F', workEmail: 'f@yahoo.com' }),
       'WORK_EMAIL_REQUIRED',

@@ -70,6 +70,20 @@ export function auditAction(
   return recordOpsAction(redis, keys.audit, { actor, ...action }, { maxEntries: AUDIT_MAX_ENTRIES });
 }
 
+/**
+ * What each exit code of `command` means, at the end of its `--help` (docs/operations.md#the-ops-cli says the
+ * rule). An idempotent command exits 0 when the state asked for already holds (released, replayed, purged,
+ * erased before); 1 is kept for what the operator must look at: nothing found for an id, a job that could not
+ * be changed, an unreachable Redis.
+ */
+export function withExitCodes(command: Command, codes: { ok: string; failed: string; usage?: string }): Command {
+  const usage = codes.usage ? `; ${codes.usage}` : '';
+  return command.addHelpText(
+    'after',
+    `\nExit codes:\n  0  ${codes.ok}\n  1  ${codes.failed}\n  2  bad usage (unknown flag, bad value, bad configuration${usage})\n`,
+  );
+}
+
 export function print(ctx: CliContext, text: string) {
   ctx.stdout.write(`${text}\n`);
 }

@@ -14,7 +14,9 @@ export function createProgram(ctx: CliContext): Command {
   const program = new Command('ops')
     .description(
       'See, replay and purge failed CRM writes; watch the queue; manage the spam quarantine; read the audit trail; erase a person. Reads REDIS_URL (or REDIS_CLUSTER_NODES) and QUEUE_NAME like the apps.\n' +
-        'Exit codes: 0 ok, 1 failed (Redis unreachable, a job that could not be replayed, nothing found), 2 bad usage.',
+        'Exit codes: 0 ok, and for a change that already holds (released, replayed, purged or erased before: twice is harmless); ' +
+        '1 failed (Redis unreachable, a job that could not be changed, nothing found for an id); 2 bad usage. ' +
+        "Each command's --help says what each means for it.",
     )
     .showHelpAfterError()
     .configureOutput({

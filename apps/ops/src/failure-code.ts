@@ -11,7 +11,9 @@ export function failureCode(reason: string | undefined): { status?: number; code
 
 /**
  * A reason made comparable across jobs, for the count per error: the code when there is one, else the
- * first line with ids, numbers and quoted values blanked, cut to 100 characters.
+ * first line with ids, numbers and quoted values blanked, cut to 100 characters. An address and port
+ * (`127.0.0.1:59999`, `api.airtable.com:443`) is kept: it is the same for every job it fails, and it is
+ * what the operator needs (`fetch failed: connect ECONNREFUSED 127.0.0.1:59999`).
  */
 export function errorGroup(reason: string | undefined): string {
   const { status, code } = failureCode(reason);
@@ -20,6 +22,8 @@ export function errorGroup(reason: string | undefined): string {
   return line
     .replace(/"[^"]*"/g, '"…"')
     .replace(/\b(sub|con)_[0-9A-Za-z_]+/g, '<id>')
-    .replace(/\d+/g, 'N')
+    .replace(ADDRESS_OR_NUMBER, (_match, address?: string) => address ?? 'N')
     .slice(0, 100);
 }
+
+const ADDRESS_OR_NUMBER = /\b(\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?|[A-Za-z][\w.-]*:\d{1,5})\b|\d+/g;

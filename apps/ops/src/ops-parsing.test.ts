@@ -28,6 +28,12 @@ describe('failure codes', () => {
     });
     expect(failureCode('connect ECONNREFUSED 127.0.0.1:5432')).toEqual({});
     expect(errorGroup('Airtable 503 SERVICE_UNAVAILABLE: Injected outage')).toBe('503 SERVICE_UNAVAILABLE');
+    expect(errorGroup('fetch failed: connect ECONNREFUSED 127.0.0.1:59999')).toBe(
+      'fetch failed: connect ECONNREFUSED 127.0.0.1:59999',
+    );
+    expect(errorGroup('fetch failed: getaddrinfo ENOTFOUND api.example (api.example:443) after 3 tries')).toBe(
+      'fetch failed: getaddrinfo ENOTFOUND api.example (api.example:443) after N tries',
+    );
     expect(errorGroup('new row for relation "submissions" violates check constraint "x" (sub_01ABC, 42 ms)')).toBe(
       'new row for relation "…" violates check constraint "…" (<id>, N ms)',
     );

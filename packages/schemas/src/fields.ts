@@ -16,16 +16,22 @@ export const URL_MAX = 2048;
 export const LONG_MAX = 5000;
 
 /**
- * The addresses we take, as a pattern with no flags so that a JSON Schema validator (which compiles
- * `pattern` with the `u` flag only) enforces exactly what the gateway does. It is valibot's `email()` rule
- * spelled case by case (its `/iu` flags also let `\w` match U+017F and U+212A): a local part of letters,
- * digits, `_`, `+`, `-` and inner dots; a domain of letter-or-digit labels joined by dots or single hyphens,
- * ending in a label of two or more letters. Valid RFC 5322 forms outside this (quoted local parts,
- * the symbols ! # $ % & ' * / = ? ^ ` { | } ~, IP literals, one-letter or numeric top-level labels, non-ASCII) are refused: they
- * are rare in real forms and several CRMs and mail tools refuse them. Surrounding white space is allowed
- * and trimmed, as for every string.
+ * The addresses we take: every address a mail server takes in its ASCII form (RFC 5321 `Mailbox` with a
+ * dot-atom local part and a domain name), as a pattern with no flags, so that a JSON Schema validator (which
+ * compiles `pattern` with the `u` flag only) enforces exactly what the gateway does.
+ * - Local part: RFC 5322 `atext` (letters, digits and ! # $ % & ' * + - / = ? ^ _ ` { | } ~) with inner dots.
+ * - Domain: labels of letters, digits and inner hyphens, 63 characters at most (RFC 1035/5890), so punycode
+ *   labels (`xn--exmple-cua`, an internationalised name in ASCII form) pass; the last label is two or more
+ *   letters or a punycode label (`xn--p1ai`).
+ * Refused, each for a reason: quoted local parts and IP literals (no site's form needs them, and CRMs and mail
+ * tools handle them unevenly), non-ASCII addresses (SMTPUTF8: a sender's mail server may not carry them, and the
+ * ASCII form of the domain is always there to type), numeric or one-letter top-level labels and single-label
+ * domains (no public mail domain has one). Surrounding white space is allowed and trimmed, as for every string.
  */
-export const EMAIL_PATTERN = /^\s*[\w+-]+(?:\.[\w+-]+)*@[\da-zA-Z]+(?:[.-][\da-zA-Z]+)*\.[a-zA-Z]{2,}\s*$/;
+const ATEXT = "[\\w!#$%&'*+/=?^`{|}~-]";
+const LABEL = '[\\da-zA-Z](?:[\\da-zA-Z-]{0,61}[\\da-zA-Z])?';
+const TOP_LABEL = '(?:[a-zA-Z]{2,63}|xn--[\\da-zA-Z-]{0,58}[\\da-zA-Z])';
+export const EMAIL_PATTERN = new RegExp(`^\\s*${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+${TOP_LABEL}\\s*$`);
 
 /** A required text must hold something other than white space (which is trimmed) and NUL (which is removed). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is the point: it is removed, so it is not content.

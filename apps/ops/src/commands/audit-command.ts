@@ -1,4 +1,4 @@
-import { type CliContext, Command, jsonOption, print, printJson, withQueue } from '../cli-context.ts';
+import { type CliContext, Command, jsonOption, print, printJson, withExitCodes, withQueue } from '../cli-context.ts';
 import { parseTime } from '../parse-time.ts';
 import { readAuditTrail } from '../read-audit-trail.ts';
 
@@ -6,7 +6,7 @@ type Options = { json?: boolean; since?: number };
 
 /** `ops audit`: who replayed, purged or released what, when, and how it ended; oldest first. */
 export function auditCommand(ctx: CliContext): Command {
-  return new Command('audit')
+  return withExitCodes(new Command('audit'), { ok: 'listed, none recorded included', failed: 'Redis unreachable' })
     .description('list the ops actions the audit trail holds (replay, purge, spam release/purge, Bull Board writes)')
     .option(
       '--since <time>',

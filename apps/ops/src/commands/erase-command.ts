@@ -8,6 +8,7 @@ import {
   print,
   printJson,
   UsageError,
+  withExitCodes,
   withQueue,
 } from '../cli-context.ts';
 
@@ -21,7 +22,12 @@ type Options = { email: string; dryRun?: boolean; yes?: boolean; json?: boolean;
  * bucket. `--dry-run` reads only and counts by store.
  */
 export function eraseCommand(ctx: CliContext): Command {
-  return new Command('erase')
+  return withExitCodes(new Command('erase'), {
+    ok: 'erased, or counted with --dry-run; nothing left to erase (erased before) included',
+    failed:
+      'a job of theirs still running after --wait (run it again once it ends), or Redis, the CRM or the bucket unreachable',
+    usage: 'no ERASURE_KEY, an address that is not one, not confirmed',
+  })
     .description('erase one person everywhere, by email (asks first; --yes to skip; --dry-run to count only)')
     .requiredOption('--email <address>', 'the address to erase (any case)')
     .option('--dry-run', 'count what would be removed, by store; change nothing')

@@ -7,6 +7,7 @@ import {
   print,
   printJson,
   toFilter,
+  withExitCodes,
   withFilterOptions,
   withQueue,
 } from '../cli-context.ts';
@@ -17,7 +18,10 @@ type Options = FilterOptions & { json?: boolean; limit: number };
 
 /** `ops failed`: the failed jobs that match, newest first, and a count per error over all of them. */
 export function failedCommand(ctx: CliContext): Command {
-  return withFilterOptions(new Command('failed'), ctx.now)
+  return withExitCodes(withFilterOptions(new Command('failed'), ctx.now), {
+    ok: 'listed, none matching included (`no failed jobs match`)',
+    failed: 'Redis unreachable',
+  })
     .description('list failed jobs: id, kind, age, attempts, last error; a count per error at the end')
     .option('--limit <n>', 'list at most this many (the counts cover every match)', positiveInt, 1000)
     .addOption(jsonOption())

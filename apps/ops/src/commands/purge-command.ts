@@ -10,6 +10,7 @@ import {
   printJson,
   toFilter,
   UsageError,
+  withExitCodes,
   withFilterOptions,
   withQueue,
 } from '../cli-context.ts';
@@ -24,7 +25,11 @@ type Options = FilterOptions & { json?: boolean; yes?: boolean; dryRun?: boolean
  * terminal to ask (exit 2).
  */
 export function purgeCommand(ctx: CliContext): Command {
-  return withFilterOptions(new Command('purge'), ctx.now)
+  return withExitCodes(withFilterOptions(new Command('purge'), ctx.now), {
+    ok: 'the matching failed jobs are removed, none matching (purged before) included',
+    failed: 'Redis unreachable',
+    usage: 'no --yes off a terminal, not confirmed',
+  })
     .description('remove failed jobs for good (asks first; --yes to skip the question)')
     .option('--all', 'every failed job')
     .option('--yes', 'do not ask for confirmation')

@@ -1,6 +1,6 @@
 import { jobTraceLink, withSpan } from '@forms/observability';
 import { REPLAY_PRIORITY } from '@forms/schemas';
-import type { Job, Queue } from 'bullmq';
+import type { Job } from 'bullmq';
 import {
   auditAction,
   type CliContext,
@@ -12,12 +12,15 @@ import {
   printJson,
   toFilter,
   UsageError,
+  withExitCodes,
   withFilterOptions,
   withQueue,
 } from '../cli-context.ts';
 import { findSubmissions } from '../find-submissions.ts';
 import { forEachFailedJob } from '../for-each-failed-job.ts';
+import type { OpenQueue } from '../open-queue.ts';
 import { startProgress } from '../progress.ts';
+import { recordReplay } from '../replay-history.ts';
 
 type Options = FilterOptions & { json?: boolean; dryRun?: boolean; all?: boolean };
 type Candidate = { id: string; acceptedAt: string };
@@ -32,7 +35,10 @@ type Candidate = { id: string; acceptedAt: string };
  * audit trail records the replay before the first job moves and its outcome after the last.
  */
 export function replayCommand(ctx: CliContext): Command {
-  return withFilterOptions(new Command('replay'), ctx.now)
+  return withExitCodes(withFilterOptions(new Command('replay'), ctx.now), {
+    ok: 'every job asked for is replayed, or no longer failed (replayed or delivered before: skipped); none matching a filter included',
+    failed: 'an id that names no submission, a job that could not be replayed, or Redis unreachable',
+  })
     .description('re-queue failed jobs (by id, by filter, or --all); safe to run twice')
     .argument('[ids...]', 'submission ids or recordIds to replay (instead of a filter)')
     .option('--all', 'every failed job (same as a --since far back)')
@@ -83,7 +89,7 @@ export function replayCommand(ctx: CliContext): Command {
         const progress = startProgress({ label: 'replay', total: candidates.length, stream: ctx.stderr });
         try {
           for (const { id } of candidates) {
-            const outcome = await replayOne(queue, id);
+            const outcome = await replayOne(open, id);
             if (outcome.kind === 'replayed') replayed.push(id);
             else if (outcome.kind === 'missing') missing.push(id);
             else if (outcome.kind === 'skipped') skipped.push({ id, state: outcome.state });
@@ -152,13 +158,20 @@ type Outcome =
   | { kind: 'skipped'; state: string }
   | { kind: 'error'; error: string };
 
-async function replayOne(queue: Queue, id: string): Promise<Outcome> {
+async function replayOne({ queue, redis }: OpenQueue, id: string): Promise<Outcome> {
   const job = await queue.getJob(id);
   if (!job) return { kind: 'missing' };
   // The replayed attempt joins the submission's own trace (BullMQ keeps its context in the job); this
   // span, in the ops run's trace, links to it.
   const link = jobTraceLink(job.opts.telemetry?.metadata);
-  return withSpan('ops.replay', { links: [link], attributes: { 'submission.id': id } }, () => retryFailed(job));
+  // Read before the retry resets it: the attempts of the run that failed.
+  const attemptsMade = job.attemptsMade;
+  return withSpan('ops.replay', { links: [link], attributes: { 'submission.id': id } }, async () => {
+    const outcome = await retryFailed(job);
+    // Only the replay that moved it counts its run (a concurrent one is a skip).
+    if (outcome.kind === 'replayed') await recordReplay(redis, queue, job, attemptsMade);
+    return outcome;
+  });
 }
 
 async function retryFailed(job: Job): Promise<Outcome> {

@@ -1,7 +1,8 @@
 import { maskPii, scrubPii } from '@forms/observability';
 import { toSubmissionStatus } from '@forms/schemas';
-import { type CliContext, Command, jsonOption, print, printJson, withQueue } from '../cli-context.ts';
+import { type CliContext, Command, jsonOption, print, printJson, withExitCodes, withQueue } from '../cli-context.ts';
 import { findSubmissions } from '../find-submissions.ts';
+import { readReplayHistory } from '../replay-history.ts';
 
 type Options = { json?: boolean; reveal?: boolean };
 
@@ -11,7 +12,10 @@ type Options = { json?: boolean; reveal?: boolean };
  * unless `--reveal`.
  */
 export function showCommand(ctx: CliContext): Command {
-  return new Command('show')
+  return withExitCodes(new Command('show'), {
+    ok: 'shown',
+    failed: 'no submission found for the id, or Redis unreachable',
+  })
     .description('print one submission (by submission id or recordId): state, attempts, errors, payload')
     .argument('<id>', 'a submission id (sub_…) or a recordId (con_… for contacts)')
     .option('--reveal', 'show email, phone and names unmasked (mind who is watching)')
@@ -21,7 +25,11 @@ export function showCommand(ctx: CliContext): Command {
         const jobs = await findSubmissions(queue, redis, id);
         return Promise.all(
           jobs.map(async (job) => {
-            const [state, logs] = await Promise.all([job.getState(), queue.getJobLogs(String(job.id), 0, 49, true)]);
+            const [state, logs, history] = await Promise.all([
+              job.getState(),
+              queue.getJobLogs(String(job.id), 0, 49, true),
+              readReplayHistory(redis, queue, String(job.id)),
+            ]);
             const status = toSubmissionStatus(job, state);
             const data = (job.data as { data?: unknown }).data;
             const clean = (text: string) => (options.reveal ? text : scrubPii(text, data));
@@ -29,7 +37,10 @@ export function showCommand(ctx: CliContext): Command {
               ...status,
               ...(status.lastError ? { lastError: clean(status.lastError) } : {}),
               job: job.name,
+              // This run's attempts (a replay starts them from zero), and every run's.
               attempts: job.attemptsMade,
+              attemptsInAll: history.attemptsBefore + job.attemptsMade,
+              runs: history.replays + 1,
               errors: logs.logs.map(clean),
               payload: options.reveal ? data : maskPii(data),
             };
@@ -43,7 +54,11 @@ export function showCommand(ctx: CliContext): Command {
       }
       if (options.json) return printJson(ctx, { id, found: true, submissions: shown });
       for (const s of shown) {
-        print(ctx, `${s.submissionId}  ${s.kind ?? '?'}  ${s.state}  attempts ${s.attempts}`);
+        const attempts =
+          s.runs === 1
+            ? `attempts ${s.attempts}`
+            : `attempts ${s.attempts} this run, ${s.attemptsInAll} in all over ${s.runs} runs (replayed ${s.runs - 1}x)`;
+        print(ctx, `${s.submissionId}  ${s.kind ?? '?'}  ${s.state}  ${attempts}`);
         for (const [label, value] of [
           ['recordId', s.recordId],
           ['accepted', s.acceptedAt],
@@ -54,7 +69,7 @@ export function showCommand(ctx: CliContext): Command {
           ['last error', s.lastError],
         ] as const)
           if (value) print(ctx, `  ${label.padEnd(11)} ${value}`);
-        if (s.errors.length) print(ctx, '  errors:');
+        if (s.errors.length) print(ctx, '  attempts that failed, and replays (the last 20, every run):');
         for (const line of s.errors) print(ctx, `    ${line}`);
         print(ctx, `  payload${options.reveal ? '' : ' (masked; --reveal to unmask)'}:`);
         print(ctx, JSON.stringify(s.payload, null, 2).replace(/^/gm, '    '));

@@ -9,6 +9,7 @@ import {
   print,
   printJson,
   UsageError,
+  withExitCodes,
   withQueue,
 } from '../cli-context.ts';
 import { formatAge } from '../failed-job-row.ts';
@@ -33,7 +34,7 @@ export function spamCommand(ctx: CliContext): Command {
     );
 
   sub(
-    new Command('list')
+    withExitCodes(new Command('list'), { ok: 'listed, an empty quarantine included', failed: 'Redis unreachable' })
       .description('quarantined submissions, newest first: id, kind, age (no personal data)')
       .option('--limit <n>', 'list at most this many', positiveInt, 1000)
       .addOption(jsonOption())
@@ -69,7 +70,10 @@ export function spamCommand(ctx: CliContext): Command {
   );
 
   sub(
-    new Command('show')
+    withExitCodes(new Command('show'), {
+      ok: 'shown',
+      failed: 'not in the quarantine (released, purged, expired or never caught), or Redis unreachable',
+    })
       .description('one quarantined submission, its personal fields masked unless --reveal')
       .argument('<id>', 'a submission id (sub_…) from `spam list`')
       .option('--reveal', 'show email, phone and names unmasked (mind who is watching)')
@@ -97,7 +101,11 @@ export function spamCommand(ctx: CliContext): Command {
   );
 
   sub(
-    new Command('release')
+    withExitCodes(new Command('release'), {
+      ok: 'every id is released now or was already (its job is in the queue: twice is harmless)',
+      failed:
+        'an id neither in the quarantine nor in the queue (purged, expired or never caught), or Redis unreachable',
+    })
       .description('queue quarantined submissions for the CRM under their own ids (twice is harmless)')
       .argument('<ids...>', 'submission ids from `spam list`')
       .addOption(jsonOption())
@@ -106,7 +114,6 @@ export function spamCommand(ctx: CliContext): Command {
           const { spamIndex, spamData } = ctx.config().keys;
           const { payloads, malformed } = await readPayloads(ctx, open, ids);
           const found = ids.filter((id) => payloads.has(id));
-          const missing = ids.filter((id) => !payloads.has(id) && !malformed.has(id));
           const audit = await auditAction(ctx, open, { action: 'spam release', filter: { ids }, jobIds: found });
           const released: string[] = [];
           try {
@@ -126,33 +133,45 @@ export function spamCommand(ctx: CliContext): Command {
             });
             throw err;
           }
+          // Not in the quarantine: released before when the queue holds its job (the state asked for holds),
+          // else missing (never quarantined, purged, expired, or delivered so long ago its job is gone). A
+          // malformed entry is neither: it is there, and never released.
+          const alreadyReleased: string[] = [];
+          const missing: string[] = [];
+          for (const id of ids.filter((id) => !payloads.has(id) && !malformed.has(id)))
+            ((await open.queue.getJob(id)) ? alreadyReleased : missing).push(id);
           await audit.complete({
             outcome: 'ok',
             count: released.length,
-            detail: { missing: missing.length, malformed: malformed.size },
+            detail: { alreadyReleased: alreadyReleased.length, missing: missing.length, malformed: malformed.size },
           });
-          return { released, missing, malformed: Object.fromEntries(malformed) };
+          return { released, alreadyReleased, missing, malformed: Object.fromEntries(malformed) };
         });
         const malformed = Object.entries(result.malformed);
         if (result.missing.length > 0 || malformed.length > 0) process.exitCode = 1;
-        if (options.json)
-          return printJson(ctx, {
-            released: result.released.length,
-            missing: result.missing.length,
-            malformed: malformed.length,
-            ids: result,
-          });
+        const counts = {
+          released: result.released.length,
+          alreadyReleased: result.alreadyReleased.length,
+          missing: result.missing.length,
+          malformed: malformed.length,
+        };
+        if (options.json) return printJson(ctx, { ...counts, ids: result });
         print(
           ctx,
-          `released ${result.released.length}, missing ${result.missing.length}, malformed ${malformed.length}`,
+          `released ${counts.released}, already released ${counts.alreadyReleased}, missing ${counts.missing}, malformed ${counts.malformed}`,
         );
-        for (const id of result.missing) print(ctx, `  missing ${id}: not in the quarantine (released or purged?)`);
+        for (const id of result.missing)
+          print(ctx, `  missing ${id}: neither in the quarantine nor in the queue (purged, expired, or never caught)`);
         for (const [id, problem] of malformed) print(ctx, `  malformed ${id}: ${problem}; not released (purge it)`);
       }),
   );
 
   sub(
-    new Command('purge')
+    withExitCodes(new Command('purge'), {
+      ok: 'the ids are out of the quarantine, those gone before included (twice is harmless)',
+      failed: 'Redis unreachable',
+      usage: 'no --yes, ids and --all both or neither',
+    })
       .description('drop quarantined submissions for good (--yes required)')
       .argument('[ids...]', 'submission ids from `spam list`')
       .option('--all', 'every quarantined submission')

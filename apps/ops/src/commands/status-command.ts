@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { type CliContext, Command, jsonOption, print, printJson, withQueue } from '../cli-context.ts';
+import { type CliContext, Command, jsonOption, print, printJson, withExitCodes, withQueue } from '../cli-context.ts';
 import { formatAge } from '../failed-job-row.ts';
 import { readCrmLimits } from '../read-crm-limits.ts';
 
@@ -11,7 +11,7 @@ const STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed', 'comple
  * and the time the backlog needs at that pace.
  */
 export function statusCommand(ctx: CliContext): Command {
-  return new Command('status')
+  return withExitCodes(new Command('status'), { ok: 'shown', failed: 'Redis unreachable' })
     .description('queue depth by state, oldest waiting job, CRM rate-limit state, throughput, drain time')
     .addOption(jsonOption())
     .action(async (options: { json?: boolean }) => {

@@ -6,6 +6,7 @@
  */
 
 import { type TraceLink, withSpan } from '@forms/observability';
+import { fetchWithCause } from '../../fetch-with-cause.ts';
 import { redactValues } from '../redact-values.ts';
 
 /** Airtable's ceiling on records per create or update request. */
@@ -107,7 +108,7 @@ export function createAirtableClient({
       if (records.length === 0 || records.length > AIRTABLE_MAX_RECORDS_PER_REQUEST) {
         throw new RangeError(`an upsert takes 1 to ${AIRTABLE_MAX_RECORDS_PER_REQUEST} records, not ${records.length}`);
       }
-      const response = await fetch(`${origin}/v0/${encodeURIComponent(baseId)}/${encodeURIComponent(table)}`, {
+      const response = await fetchWithCause(`${origin}/v0/${encodeURIComponent(baseId)}/${encodeURIComponent(table)}`, {
         method: 'PATCH',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
         // typecast: Airtable converts strings to the column's type (select options, numbers, checkboxes).

@@ -1,3 +1,4 @@
+import { fetchWithCause } from '../../fetch-with-cause.ts';
 import { AIRTABLE_MAX_RECORDS_PER_REQUEST, AirtableApiError, parseRetryAfter } from './airtable-client.ts';
 import type { BaseRateLimiter } from './base-rate-limiter.ts';
 
@@ -39,7 +40,7 @@ export function createAirtableRecords({
   async function call<T>(url: string, init: RequestInit = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       await limiter.acquire();
-      const response = await fetch(url, {
+      const response = await fetchWithCause(url, {
         ...init,
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
         signal: AbortSignal.timeout(timeoutMs),
