@@ -72,7 +72,7 @@ export function spamCommand(ctx: CliContext): Command {
   sub(
     withExitCodes(new Command('show'), {
       ok: 'shown',
-      failed: 'not in the quarantine (released, purged, expired or never caught), or Redis unreachable',
+      failed: 'not in the quarantine (released, purged, expired or never caught), malformed, or Redis unreachable',
     })
       .description('one quarantined submission, its personal fields masked unless --reveal')
       .argument('<id>', 'a submission id (sub_…) from `spam list`')
@@ -104,7 +104,8 @@ export function spamCommand(ctx: CliContext): Command {
     withExitCodes(new Command('release'), {
       ok: 'every id is released now or was already (its job is in the queue: twice is harmless)',
       failed:
-        'an id neither in the quarantine nor in the queue (purged, expired or never caught), or Redis unreachable',
+        'an id neither in the quarantine nor in the queue (purged, expired or never caught), a malformed entry ' +
+        '(never released), or Redis unreachable',
     })
       .description('queue quarantined submissions for the CRM under their own ids (twice is harmless)')
       .argument('<ids...>', 'submission ids from `spam list`')
