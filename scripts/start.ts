@@ -1,50 +1,63 @@
 /**
  * `pnpm start`: gateway and worker in one process on the embedded defaults, for a laptop or a demo.
- * Redis: REDIS_URL, else one already answering on 127.0.0.1:6379, else a `redis-server` started here with
+ * Local by default: the gateway and the worker's admin port listen on 127.0.0.1 unless HOST / METRICS_HOST
+ * say otherwise. Redis: REDIS_URL (or REDIS_CLUSTER_NODES), else a `redis-server` started here with
  * infra/redis/redis.conf (noeviction, append-only file) and its data under DATA_DIR (default ./.data), so a
- * restart keeps acknowledged jobs. The CRM: DATABASE_URL, else PGlite under DATA_DIR. Object storage for
- * CVs: S3_BUCKET (with S3_ENDPOINT etc.), else a local S3-compatible server (s3rver) on 127.0.0.1:4568 (or a
- * free port) with its objects under DATA_DIR/s3, bucket `cvs`.
+ * restart keeps acknowledged jobs; never a Redis that happens to answer on 6379, whose keys (under the same
+ * prefix) may be another deployment's. The CRM: DATABASE_URL, else PGlite under DATA_DIR. Object storage
+ * for CVs: S3_BUCKET (with S3_ENDPOINT etc.), else a local S3-compatible server (s3rver) on 127.0.0.1:4568
+ * (or a free port) with its objects under DATA_DIR/s3, bucket `cvs`. ERASURE_KEY: as set, else a secret
+ * made once and kept in DATA_DIR/erasure-key. With OTEL_EXPORTER_OTLP_ENDPOINT set it traces, as the apps do.
  * In production run apps/gateway and apps/worker as separate processes (docs/getting-started.md#in-production).
  */
 import '@forms/runtime/require-supported-node';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig as loadGatewayConfig, startGateway } from '@forms/gateway';
-import {
-  hasRedisServerBinary,
-  type LocalRedis,
-  type LocalS3,
-  redisAnswers,
-  startLocalS3,
-  startRedisServer,
-} from '@forms/local-services';
-import { createLogger } from '@forms/observability';
-import { stopOnSignals } from '@forms/runtime';
-import { parseEnv, redisSettings, SHARED_ENV_ENTRIES } from '@forms/schemas';
-import { loadConfig as loadWorkerConfig, startWorker, writeLocalS3Settings } from '@forms/worker';
-import * as v from 'valibot';
+import { startTracing } from '@forms/observability';
+
+// Tracing starts before the apps' modules load, as in each app's main (the HTTP instrumentation must be in
+// place before the S3 client takes node:http); with no OTLP endpoint set it loads nothing.
+const tracing = await startTracing({ serviceName: 'forms-pipeline' }, process.env);
+const { loadConfig: loadGatewayConfig, startGateway } = await import('@forms/gateway');
+const { hasRedisServerBinary, startLocalS3, startRedisServer } = await import('@forms/local-services');
+type LocalRedis = import('@forms/local-services').LocalRedis;
+type LocalS3 = import('@forms/local-services').LocalS3;
+const { createLogger } = await import('@forms/observability');
+const { stopOnSignals } = await import('@forms/runtime');
+const { parseEnv, redisSettings, SHARED_ENV_ENTRIES } = await import('@forms/schemas');
+const { loadConfig: loadWorkerConfig, lockDataDir, startWorker, writeLocalS3Settings } = await import('@forms/worker');
+const v = await import('valibot');
 
 // Only what the launcher itself decides on; each app parses the whole environment again, strictly.
 const env = parseEnv(
-  v.object({ ...SHARED_ENV_ENTRIES, DATA_DIR: v.optional(v.string(), '.data'), S3_BUCKET: v.optional(v.string()) }),
+  v.object({
+    ...SHARED_ENV_ENTRIES,
+    DATA_DIR: v.optional(v.string(), '.data'),
+    S3_BUCKET: v.optional(v.string()),
+    HOST: v.optional(v.string(), '127.0.0.1'),
+    METRICS_HOST: v.optional(v.string(), '127.0.0.1'),
+    ERASURE_KEY: v.optional(v.string()),
+  }),
   process.env,
 );
 const logger = createLogger({ level: env.LOG_LEVEL });
 const dataDir = resolve(env.DATA_DIR);
 const redisConf = fileURLToPath(new URL('../infra/redis/redis.conf', import.meta.url));
 
-/** The env the apps get: unchanged when REDIS_URL or REDIS_CLUSTER_NODES chose a Redis, else a local one's URL. */
+/**
+ * The env the apps get: unchanged when REDIS_URL or REDIS_CLUSTER_NODES chose a Redis, else the URL of one
+ * started here for this DATA_DIR alone (a Redis found on 6379 may hold another deployment's keys).
+ */
 async function resolveRedis(): Promise<{ env: Record<string, string>; label: string; local?: LocalRedis }> {
   const settings = redisSettings(env);
   if (settings.mode === 'cluster')
     return { env: {}, label: `cluster ${settings.nodes.map((n) => `${n.host}:${n.port}`)}` };
   if (env.REDIS_URL) return { env: {}, label: settings.url };
-  const standard = 'redis://127.0.0.1:6379';
-  if (await redisAnswers(standard)) return { env: { REDIS_URL: standard }, label: standard };
   if (!hasRedisServerBinary()) {
     logger.fatal(
-      'No Redis found: REDIS_URL is not set, nothing answers on 127.0.0.1:6379, and there is no redis-server binary. ' +
+      'No Redis: REDIS_URL is not set and there is no redis-server binary to start a local one. ' +
         'Install Redis (`bash scripts/setup.sh` does; Debian/Ubuntu: `sudo apt-get install redis-server`, macOS: `brew install redis`) or set REDIS_URL.',
     );
     process.exit(1);
@@ -72,22 +85,61 @@ async function resolveS3(): Promise<{ env: Record<string, string>; local?: Local
   return { env: s3Env, local };
 }
 
-const redis = await resolveRedis();
-const s3 = await resolveS3();
-const shared = { ...process.env, ...redis.env, DATA_DIR: dataDir, ...s3.env };
-const worker = await startWorker(loadWorkerConfig(shared), logger.child({ app: 'worker' }));
-const gateway = await startGateway(loadGatewayConfig(shared), logger.child({ app: 'gateway' }));
-logger.info(`listening on ${gateway.url} (redis ${redis.label}, crm ${worker.crm.name}); Ctrl-C to stop`);
+/** ERASURE_KEY as set, else one made once and kept in DATA_DIR/erasure-key (owner-only), like the data. */
+function resolveErasureKey(): Record<string, string> {
+  if (env.ERASURE_KEY) return {};
+  const file = `${dataDir}/erasure-key`;
+  try {
+    return { ERASURE_KEY: readFileSync(file, 'utf8').trim() };
+  } catch {
+    mkdirSync(dataDir, { recursive: true });
+    const key = randomBytes(32).toString('base64url');
+    writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
+    logger.info({ file }, 'made a local ERASURE_KEY (kept for the next starts)');
+    return { ERASURE_KEY: key };
+  }
+}
 
-// Gateway first (in-flight requests finish), then the worker (active jobs finish), then what we started.
+/** Loopback unless HOST / METRICS_HOST say otherwise: a laptop's `pnpm start` is not open to its network. */
+const loopback = { HOST: env.HOST, METRICS_HOST: env.METRICS_HOST };
+
+// Set before anything starts, so a Ctrl-C at any moment (during start-up too) stops what has started:
+// gateway first (in-flight requests finish), then the worker (active jobs finish), then what we started.
+const started: {
+  redis?: Awaited<ReturnType<typeof resolveRedis>>;
+  s3?: Awaited<ReturnType<typeof resolveS3>>;
+  worker?: Awaited<ReturnType<typeof startWorker>>;
+  gateway?: Awaited<ReturnType<typeof startGateway>>;
+} = {};
 stopOnSignals({
   logger,
   what: 'forms pipeline',
   deadlineMs: 30_000,
   async stop() {
-    await gateway.stop();
-    await worker.stop();
-    await s3.local?.stop();
-    await redis.local?.stop();
+    await started.gateway?.stop();
+    await started.worker?.stop();
+    await started.s3?.local?.stop();
+    await started.redis?.local?.stop();
+    await tracing.stop();
   },
 });
+
+// One launcher per DATA_DIR, refused before it starts a second Redis on the same files (PGlite is locked
+// again by the worker; this lock is for the whole folder).
+try {
+  mkdirSync(dataDir, { recursive: true });
+  lockDataDir(`${dataDir}/start`, 'The data folder of `pnpm start`');
+} catch (err) {
+  logger.fatal((err as Error).message);
+  process.exit(1);
+}
+const redis = await resolveRedis();
+started.redis = redis;
+const s3 = await resolveS3();
+started.s3 = s3;
+const shared = { ...process.env, ...loopback, ...redis.env, DATA_DIR: dataDir, ...s3.env, ...resolveErasureKey() };
+const worker = await startWorker(loadWorkerConfig(shared), logger.child({ app: 'worker' }));
+started.worker = worker;
+const gateway = await startGateway(loadGatewayConfig(shared), logger.child({ app: 'gateway' }));
+started.gateway = gateway;
+logger.info(`listening on ${gateway.url} (redis ${redis.label}, crm ${worker.crm.name}); Ctrl-C to stop`);

@@ -4,8 +4,11 @@ import { createConnection, createServer, type Socket } from 'node:net';
 export type TcpProxy = {
   /** `redis://127.0.0.1:<port>`-style address of the proxy's own port. */
   port: number;
-  /** A network partition: every byte either way is held (connections stay open, nothing is closed). */
-  hold(): void;
+  /**
+   * A network partition: every byte either way is held (connections stay open, nothing is closed); with
+   * `from`, only on the connections whose client address it accepts (one peer cut off, others not).
+   */
+  hold(from?: (address: string) => boolean): void;
   /** The partition heals: held bytes are delivered in order, and traffic flows again. */
   heal(): void;
   close(): Promise<void>;
@@ -19,14 +22,15 @@ export type TcpProxy = {
  * reaches whatever listens on the port by then.
  */
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
-  let held = false;
+  let held: ((address: string) => boolean) | undefined;
   const pairs = new Set<{ client: Socket; upstream: Socket; queued: [Socket, Buffer][] }>();
   const server = createServer((client) => {
     const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
     const pair = { client, upstream, queued: [] as [Socket, Buffer][] };
+    const from = client.remoteAddress ?? '';
     pairs.add(pair);
     const forward = (to: Socket) => (chunk: Buffer) => {
-      if (held) pair.queued.push([to, chunk]);
+      if (held?.(from)) pair.queued.push([to, chunk]);
       else to.write(chunk);
     };
     client.on('data', forward(upstream));
@@ -44,11 +48,11 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    hold() {
-      held = true;
+    hold(from = () => true) {
+      held = from;
     },
     heal() {
-      held = false;
+      held = undefined;
       for (const pair of pairs) for (const [to, chunk] of pair.queued.splice(0)) to.write(chunk);
     },
     async close() {

@@ -1,6 +1,6 @@
 import type { ObjectStorage } from '@forms/object-storage';
 import { tracingStarted } from '@forms/observability';
-import { opsKeys } from '@forms/schemas';
+import { erasureKeys, opsKeys } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -43,6 +43,7 @@ export function createApp(deps: GatewayDeps): Koa {
       counters,
       redis: deps.redis,
       airtableBaseId: config.airtableBaseId,
+      keylessWorkersKey: erasureKeys(config.redis, config.queueName).keylessWorkers,
     });
   // Koa takes the leftmost X-Forwarded-For address unless told how many hops to read from the right; a
   // client writing its own first hop then escaped the per-client limit behind our nginx.
@@ -71,7 +72,13 @@ export function createApp(deps: GatewayDeps): Koa {
     );
   }
   const routers = [
-    healthRoutes({ redis: deps.redis, timeoutMs: config.enqueueTimeoutMs, airtableBaseId: config.airtableBaseId }),
+    healthRoutes({
+      redis: deps.redis,
+      timeoutMs: config.enqueueTimeoutMs,
+      airtableBaseId: config.airtableBaseId,
+      settings: config.redis,
+      queueName: config.queueName,
+    }),
     agentSurfaceRouter(deps),
   ];
   for (const router of routers) {

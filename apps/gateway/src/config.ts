@@ -45,6 +45,7 @@ const EnvSchema = v.object({
   RATE_LIMIT_REQUESTS: v.optional(wholeNumber, '600'),
   RATE_LIMIT_WINDOW_SECONDS: v.optional(envInt, '60'),
   CONTACT_INDEX_TTL_DAYS: v.optional(envInt, '400'),
+  ID_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
   QUARANTINE_DAYS: v.optional(envInt, '30'),
   QUARANTINE_MAX: v.optional(envInt, '10000'),
   BULL_BOARD_WRITES: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
@@ -109,6 +110,11 @@ export type GatewayConfig = Readonly<{
   rateLimit: Readonly<{ requests: number; windowSeconds: number }>;
   /** How long an email's contact id outlives its last use (renewed by every submission for it). */
   contactIndexTtlSeconds: number;
+  /**
+   * ID_KEY: the HMAC secret contact ids (from the email) and keyed submission ids (from the Idempotency-Key
+   * and body) are derived with; empty when unset (the ids are still derived, but not keyed).
+   */
+  idKey: string;
   /** Honeypotted submissions kept for `ops spam`: how long, and how many at most (oldest dropped first). */
   quarantine: Readonly<{ maxAgeMs: number; maxCount: number }>;
   /** BULL_BOARD_WRITES=true: Bull Board's buttons work (each write audited); else it is read-only. */
@@ -156,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ackReplicas: e.REDIS_ACK_REPLICAS,
     rateLimit: Object.freeze({ requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS }),
     contactIndexTtlSeconds: e.CONTACT_INDEX_TTL_DAYS * 86_400,
+    idKey: e.ID_KEY ?? '',
     quarantine: Object.freeze({ maxAgeMs: e.QUARANTINE_DAYS * 86_400_000, maxCount: e.QUARANTINE_MAX }),
     bullBoardWrites: e.BULL_BOARD_WRITES === 'true',
     crmBaseId: e.AIRTABLE_BASE_ID ?? (e.DATABASE_URL ? 'postgres' : 'pglite'),

@@ -20,6 +20,7 @@ export function createGatewayMetrics({
   counters,
   redis,
   airtableBaseId,
+  keylessWorkersKey,
 }: {
   queue: Queue;
   timeoutMs: number;
@@ -29,6 +30,8 @@ export function createGatewayMetrics({
   redis?: Redis | Cluster | undefined;
   /** The Airtable base the worker writes to, if any: its standing fault is `forms_crm_paused`. */
   airtableBaseId?: string | undefined;
+  /** Where workers holding every job for want of ERASURE_KEY keep their word (`erasureKeys`). */
+  keylessWorkersKey?: string | undefined;
 }) {
   const registry = new Registry();
   registry.setDefaultLabels({ app: 'gateway' });
@@ -97,6 +100,21 @@ export function createGatewayMetrics({
         try {
           const raw = await withRedisDeadline(redis.get(airtableBaseFaultKey(airtableBaseId)), timeoutMs);
           this.set(parseAirtableBaseFault(raw) ? 1 : 0);
+        } catch {
+          // Stale rather than a lie.
+        }
+      },
+    });
+  }
+  if (redis && keylessWorkersKey) {
+    new Gauge({
+      name: 'forms_workers_without_erasure_key',
+      aggregator: 'max',
+      help: 'Workers holding every delivery because ERASURE_KEY is not set while an erasure is recorded, read from Redis at scrape time',
+      registers: [registry],
+      async collect() {
+        try {
+          this.set(await withRedisDeadline(redis.zcount(keylessWorkersKey, Date.now(), '+inf'), timeoutMs));
         } catch {
           // Stale rather than a lie.
         }

@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { boundUrl } from '@forms/runtime';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 
@@ -51,7 +52,7 @@ export function runGatewayProcesses({
     listened.add(worker.id);
     if (!announced && listened.size === count) {
       announced = true;
-      logger.info(`gateway listening on http://127.0.0.1:${address.port} (${count} processes)`);
+      logger.info(`gateway listening on ${boundUrl(address)} (${count} processes)`);
     }
   });
   cluster.on('exit', (worker, code, signal) => {

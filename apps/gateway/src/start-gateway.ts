@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { openObjectStorage } from '@forms/object-storage';
 import { createLogger } from '@forms/observability';
-import { assertNoEviction, waitForRedis } from '@forms/runtime';
+import { assertNoEviction, boundUrl, waitForRedis } from '@forms/runtime';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import type { GatewayConfig } from './config.ts';
@@ -62,8 +62,7 @@ export async function startGateway(
   server.on('request', (_req, res) => {
     if (stopping) res.setHeader('Connection', 'close');
   });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const url = boundUrl(server.address() as AddressInfo);
   return {
     url,
     counters,

@@ -18,6 +18,7 @@ export {
 } from './crm/crm.ts';
 export { createPostgresCrm } from './crm/postgres-crm.ts';
 export { type Database, openDatabase, openPglite, openPostgres } from './db/database.ts';
+export { lockDataDir } from './db/lock-data-dir.ts';
 export { migrate } from './db/migrate.ts';
 export { deliverSubmission } from './handlers/deliver-submission.ts';
 export {
@@ -35,6 +36,7 @@ export {
   CV_RETENTION_SCHEDULER,
   maintenanceQueueName,
 } from './privacy/schedule-cv-retention.ts';
+export { serveMetrics } from './serve-metrics.ts';
 export { openCrm, type RunningWorker, startWorker } from './start-worker.ts';
 export { readLocalS3Settings, writeLocalS3Settings } from './storage/local-s3-settings.ts';
 export { createWorker } from './worker.ts';

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tokenMatches } from '@forms/observability';
+import { boundUrl } from '@forms/runtime';
 import type { Registry } from 'prom-client';
 import { EraseIncomplete, EraseOutOfReach, EraseRefused } from './privacy/erase-person.ts';
 import type { Eraser } from './privacy/open-eraser.ts';
@@ -15,7 +16,8 @@ export type MetricsServer = { url: string; close: () => Promise<void> };
  * The worker's admin port: its metrics at `/admin/metrics` like the gateway's, and `POST /admin/erase`
  * for a support tool (the worker holds the CRM and the bucket; the gateway never calls them), behind the
  * same ADMIN_TOKEN (bearer): Prometheus scrapes every worker process directly. With no token configured
- * the admin surface is off and every path answers 404, as on the gateway.
+ * the admin surface is off and every path answers 404, as on the gateway. `/readyz` answers either way
+ * (no token): 200 while this worker delivers, 503 with the reason while it holds every job.
  */
 export async function serveMetrics({
   registry,
@@ -23,15 +25,25 @@ export async function serveMetrics({
   host,
   adminToken,
   eraser,
+  notReady = () => undefined,
 }: {
   registry: Registry;
   port: number;
   host: string;
   adminToken: string | undefined;
   eraser?: Eraser | undefined;
+  /** The worker's readiness for `/readyz`: why it is not ready, or undefined. */
+  notReady?: () => string | undefined;
 }): Promise<MetricsServer> {
   const server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
+    // Readiness, like the gateway's, needs no token: it says only whether this worker delivers, and why not.
+    if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      const reason = notReady();
+      res.writeHead(reason ? 503 : 200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(JSON.stringify(reason ? { status: 'not ready', reason } : { status: 'ready' }));
+      return;
+    }
     const erase = path === '/admin/erase' && req.method === 'POST' && eraser !== undefined;
     if (!adminToken || (!erase && (path !== '/admin/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')))) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -53,9 +65,8 @@ export async function serveMetrics({
   });
   server.listen(port, host);
   await once(server, 'listening');
-  const { port: bound } = server.address() as AddressInfo;
   return {
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${bound}/admin/metrics`,
+    url: boundUrl(server.address() as AddressInfo, '/admin/metrics'),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

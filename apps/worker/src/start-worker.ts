@@ -11,6 +11,7 @@ import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { type Eraser, openEraser } from './privacy/open-eraser.ts';
 import { scheduleCvRetention } from './privacy/schedule-cv-retention.ts';
+import { watchErasureKey } from './privacy/watch-erasure-key.ts';
 import { type MetricsServer, serveMetrics } from './serve-metrics.ts';
 import { createWorker } from './worker.ts';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';
@@ -20,6 +21,8 @@ export type RunningWorker = {
   crm: Crm;
   metrics: WorkerMetrics;
   metricsUrl: string | undefined;
+  /** Why this worker is not ready (it holds every delivery), or undefined while it can deliver. */
+  notReady: () => string | undefined;
   stop: () => Promise<void>;
 };
 
@@ -44,6 +47,14 @@ export async function startWorker(
     : undefined;
   const worker = createWorker({ config, crm, storage, logger, metrics });
   await worker.waitUntilReady();
+  const watchRedis = createWorkerRedis(config.redis);
+  const erasureKey = await watchErasureKey({
+    redis: watchRedis,
+    settings: config.redis,
+    queueName: config.queueName,
+    secret: config.erasureKey,
+    logger,
+  });
   // No bucket, no CVs to expire.
   const retention = storage ? await scheduleCvRetention({ config, crm, storage, logger }) : undefined;
   let server: MetricsServer | undefined;
@@ -56,6 +67,7 @@ export async function startWorker(
       host: config.metricsHost,
       adminToken: config.adminToken,
       eraser,
+      notReady: erasureKey.notReady,
     });
     if (config.adminToken) logger.info({ url: server.url }, 'worker metrics listening');
     else logger.warn('METRICS_PORT is set but ADMIN_TOKEN is not: the metrics port answers 404 (admin surface off)');
@@ -64,8 +76,11 @@ export async function startWorker(
     crm,
     metrics,
     metricsUrl: server?.url,
+    notReady: erasureKey.notReady,
     async stop() {
       await server?.close();
+      await erasureKey.close();
+      watchRedis.disconnect();
       await eraser?.close();
       await retention?.close();
       await worker.close();

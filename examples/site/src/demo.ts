@@ -11,7 +11,8 @@ const sitePort = Number(process.env.SITE_PORT ?? 8080);
 let apiUrl = process.env.API_URL;
 const pipeline = apiUrl
   ? undefined
-  : spawn('pnpm', ['start'], {
+  : // scripts/start.ts itself, not `pnpm start`: no package manager between, to report a Ctrl-C as a failure.
+    spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
       cwd: root,
       stdio: 'inherit',
       env: { ...process.env, PORT: process.env.PORT ?? '3000' },

@@ -67,7 +67,9 @@ export async function startRedisServer({
   } else {
     args.push('--save', '', '--appendonly', 'no');
   }
-  const child = spawn('redis-server', [...args, ...extra], { stdio: 'ignore' });
+  // Its own process group: a Ctrl-C in the terminal of `pnpm start` reaches the launcher, which stops this
+  // Redis last, after the worker's active jobs drained through it, not at the same moment.
+  const child = spawn('redis-server', [...args, ...extra], { stdio: 'ignore', detached: true });
   const url = `redis://127.0.0.1:${chosen}`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const failed = new Promise<never>((_, reject) => child.once('error', reject));

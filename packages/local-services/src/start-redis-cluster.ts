@@ -11,11 +11,18 @@ import { redisAnswers } from './redis-server.ts';
 
 const run = promisify(execFile);
 
+/** A node's own client and cluster bus ports. */
+type NodePorts = { port: number; busPort: number };
+
+/** Where a node is announced (client and bus ports) and the loopback address its connections leave from. */
+type NodeRoute = NodePorts & { sourceAddress: string };
+
 export type LocalRedisCluster = {
-  /** `127.0.0.1:P1,127.0.0.1:P2,…`: the value for REDIS_CLUSTER_NODES. */
+  /** `127.0.0.1:P1,127.0.0.1:P2,…`: the value for REDIS_CLUSTER_NODES (the announced ports, with `route`). */
   seeds: string;
+  /** The nodes' own ports, as `kill` and `restart` take them. */
   ports: number[];
-  /** The port of the master serving `slot` now, asked of a live node. */
+  /** The port of the master serving `slot` now (as announced), asked of a live node. */
   masterOf: (slot: number) => Promise<number>;
   /** SIGKILLs a node (its data goes with it: nothing is persisted). */
   kill: (port: number) => Promise<void>;
@@ -42,18 +49,41 @@ export async function startRedisCluster({
   masters = 3,
   replicasPerMaster = 1,
   nodeTimeoutMs = 1_500,
+  route,
 }: {
   masters?: number;
   replicasPerMaster?: number;
   nodeTimeoutMs?: number;
+  /**
+   * For tests that partition nodes: where a node is to be reached (the ports it announces to the other
+   * nodes and to clients, a proxy's say) and the loopback address its own bus and replication connections
+   * leave from (`bind-source-addr`), so a proxy can tell another node's connection from a client's.
+   * Without it a node announces its own ports and connects from 127.0.0.1.
+   */
+  route?: (node: NodePorts) => Promise<NodeRoute>;
 } = {}): Promise<LocalRedisCluster> {
   const root = mkdtempSync(join(tmpdir(), 'forms-redis-cluster-'));
   const count = masters * (1 + replicasPerMaster);
-  const nodes = new Map<number, { busPort: number; process: ChildProcess }>();
+  const nodes = new Map<number, { busPort: number; announced: NodeRoute | undefined; process: ChildProcess }>();
 
-  async function startNode(port: number, busPort: number): Promise<void> {
+  async function startNode(port: number, busPort: number, announced: NodeRoute | undefined): Promise<void> {
     const dir = join(root, String(port));
     mkdirSync(dir, { recursive: true });
+    const routing = announced
+      ? [
+          '--cluster-announce-ip',
+          '127.0.0.1',
+          '--cluster-announce-port',
+          String(announced.port),
+          '--cluster-announce-bus-port',
+          String(announced.busPort),
+          '--bind-source-addr',
+          announced.sourceAddress,
+          // Connections from another loopback address than 127.0.0.1 (the other nodes') are let in.
+          '--protected-mode',
+          'no',
+        ]
+      : [];
     const child = spawn(
       'redis-server',
       [
@@ -80,10 +110,11 @@ export async function startRedisCluster({
         // A replica's first sync starts at once (the default waits 5 s for more replicas to share it).
         '--repl-diskless-sync-delay',
         '0',
+        ...routing,
       ],
       { stdio: 'ignore' },
     );
-    nodes.set(port, { busPort, process: child });
+    nodes.set(port, { busPort, announced, process: child });
     const deadline = Date.now() + 10_000;
     while (!(await redisAnswers(`redis://127.0.0.1:${port}`, 200))) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`redis-server did not answer on ${port}`);
@@ -142,7 +173,7 @@ export async function startRedisCluster({
     async restart(port) {
       const node = nodes.get(port);
       if (!node) throw new Error(`no node on ${port}`);
-      await startNode(port, node.busPort);
+      await startNode(port, node.busPort, node.announced);
     },
     async waitHealthy({ slot, replicas = 0, timeoutMs = 30_000 } = {}) {
       const deadline = Date.now() + timeoutMs;
@@ -181,15 +212,19 @@ export async function startRedisCluster({
     // Two ports a node (client and cluster bus), all distinct: the OS may hand a just-freed port out again.
     for (let turn = 0; ports.size < count * 2 && turn < count * 20; turn++) ports.add(await freePort());
     const list = [...ports];
-    for (let i = 0; i < count; i++) await startNode(list[i]!, list[count + i]!);
+    for (let i = 0; i < count; i++) {
+      const ports = { port: list[i]!, busPort: list[count + i]! };
+      await startNode(ports.port, ports.busPort, await route?.(ports));
+    }
     cluster.ports = [...nodes.keys()];
-    cluster.seeds = cluster.ports.map((p) => `127.0.0.1:${p}`).join(',');
+    const reachedAt = [...nodes].map(([port, node]) => node.announced?.port ?? port);
+    cluster.seeds = reachedAt.map((p) => `127.0.0.1:${p}`).join(',');
     await run(
       'redis-cli',
       [
         '--cluster',
         'create',
-        ...cluster.ports.map((p) => `127.0.0.1:${p}`),
+        ...reachedAt.map((p) => `127.0.0.1:${p}`),
         '--cluster-replicas',
         String(replicasPerMaster),
         '--cluster-yes',

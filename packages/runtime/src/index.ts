@@ -1,4 +1,5 @@
 export { assertNoEviction, EvictionPolicyError } from './assert-no-eviction.ts';
+export { boundUrl } from './bound-url.ts';
 export {
   AUDIT_JOB_IDS_MAX,
   type OpsAction,

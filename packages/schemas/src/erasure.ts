@@ -27,13 +27,25 @@ export function erasureSubject(secret: string, email: string): string {
  * The erasure keys beside the queue's (`<prefix>:<queue>:…`, one slot on a cluster):
  * - `erased:<subject>`: a tombstone, the erase time in epoch ms, kept ERASURE_TOMBSTONE_DAYS;
  * - `erasures`: set by the first erase and never removed: a worker without ERASURE_KEY that sees it holds
- *   its jobs rather than deliver one for an address it cannot check.
+ *   its jobs rather than deliver one for an address it cannot check;
+ * - `erasure-keyless-workers`: the workers holding their jobs so, a sorted set of worker ids scored by when
+ *   their word expires (each refreshes it while it runs): the gateway's /readyz and metrics and `ops status`
+ *   count the live ones (`KEYLESS_WORKER_TTL_MS`).
  */
 export function erasureKeys(settings: Pick<RedisSettings, 'prefix'>, queueName: string) {
   return {
     tombstone: (subject: string) => queueKey(settings, queueName, 'erased', subject),
     anyErasure: queueKey(settings, queueName, 'erasures'),
+    keylessWorkers: queueKey(settings, queueName, 'erasure-keyless-workers'),
   };
+}
+
+/** How long a keyless worker's word lasts in `erasure-keyless-workers`; it refreshes it three times as often. */
+export const KEYLESS_WORKER_TTL_MS = 30_000;
+
+/** What the readiness answers and `ops status` say while workers hold their jobs for want of ERASURE_KEY. */
+export function keylessWorkersReason(count: number): string {
+  return `${count} worker(s) without ERASURE_KEY while an erasure is recorded: every delivery waits (retried, nothing lost); set ERASURE_KEY (the secret ops erase used) on every worker and restart them`;
 }
 
 /** What a job refused for an erased address keeps of its payload once the worker has blanked it. */

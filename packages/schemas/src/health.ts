@@ -7,7 +7,9 @@ export const HealthSchema = v.object({ status: v.literal('ok') });
 /**
  * GET /readyz: whether Redis answers (200 ready, 503 unavailable). With Airtable as the CRM, `crm` also says
  * whether the worker has paused the base for a credential or configuration fault: the gateway stays ready
- * (submissions are queued and wait), but ops should fix the variable it names.
+ * (submissions are queued and wait), but ops should fix the variable it names. `deliveries` says whether
+ * the workers deliver: `held`, with the reason, while any worker holds every job (it lacks ERASURE_KEY while
+ * an erasure is recorded). The gateway itself stays ready: it accepts, and the submissions wait.
  */
 export const ReadinessSchema = v.object({
   status: v.picklist(['ready', 'unavailable']),
@@ -17,5 +19,16 @@ export const ReadinessSchema = v.object({
       status: v.picklist(['ok', 'paused']),
       fault: v.optional(AirtableBaseFaultSchema),
     }),
+  ),
+  deliveries: v.optional(
+    v.pipe(
+      v.object({
+        status: v.picklist(['ok', 'held']),
+        reason: v.optional(v.string()),
+      }),
+      v.description(
+        'Whether the workers deliver: `held` while some hold every job (no ERASURE_KEY while an erasure is recorded), with the reason',
+      ),
+    ),
   ),
 });

@@ -18,7 +18,7 @@ import { checkCvEnvelope } from './cv/check-cv-envelope.ts';
 import { decodeCv } from './cv/decode-cv.ts';
 import { honeypotFilled } from './honeypot.ts';
 import { bodyFingerprint } from './idempotency-key.ts';
-import { newId } from './ids.ts';
+import { contactId, keyedSubmissionId, newId } from './ids.ts';
 import type { Quarantine } from './quarantine.ts';
 import type { Enqueue, ProducerRedis } from './queue.ts';
 import { type ClientLimit, type RateLimit, rateLimited } from './rate-limit.ts';
@@ -88,11 +88,16 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
   // is kept in the quarantine instead of the queue, for `ops spam release` to send on.
   const spam = honeypotFilled(req.body);
 
-  let submissionId = newId('sub');
   let acceptedAt = new Date().toISOString();
   const idempotency = req.idempotencyKey
     ? { key: req.idempotencyKey, fingerprint: bodyFingerprint(endpoint.path, request) }
     : undefined;
+  // Keyed, the submission's id comes from what the client sent, and a contact's id from its email: a retry
+  // that meets a Redis which lost the first attempt's record (a failover) still carries the same ids, and
+  // the CRM, keyed by them, holds it once (docs/architecture.md#ids).
+  let submissionId = idempotency
+    ? keyedSubmissionId(config.idKey, idempotency.key, idempotency.fingerprint)
+    : newId('sub');
   const claim =
     endpoint.contact || idempotency || rateLimit
       ? await withSpan('submission.claim', {}, () =>
@@ -103,7 +108,7 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
               submissionId,
               acceptedAt,
               contact: endpoint.contact
-                ? { email, candidateId: newId('con'), ttlSeconds: config.contactIndexTtlSeconds }
+                ? { email, candidateId: contactId(config.idKey, email), ttlSeconds: config.contactIndexTtlSeconds }
                 : undefined,
               idempotency,
               rateLimit,

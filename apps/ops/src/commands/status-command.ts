@@ -1,3 +1,4 @@
+import { erasureKeys, keylessWorkersReason } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import { type CliContext, Command, jsonOption, print, printJson, withExitCodes, withQueue } from '../cli-context.ts';
 import { formatAge } from '../failed-job-row.ts';
@@ -8,7 +9,8 @@ const STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed', 'comple
 /**
  * `ops status`: the queue at a glance. Depth by state, the oldest waiting job's age, the CRM's shared
  * rate-limit state, throughput over the last minute (from BullMQ's own metrics, which the worker keeps),
- * and the time the backlog needs at that pace.
+ * the time the backlog needs at that pace, and whether deliveries are held (workers without ERASURE_KEY
+ * while an erasure is recorded).
  */
 export function statusCommand(ctx: CliContext): Command {
   return withExitCodes(new Command('status'), { ok: 'shown', failed: 'Redis unreachable' })
@@ -18,12 +20,13 @@ export function statusCommand(ctx: CliContext): Command {
       const now = ctx.now();
       const config = ctx.config();
       const status = await withQueue(ctx, async ({ queue, redis }) => {
-        const [counts, oldest, throughput, crm, workers] = await Promise.all([
+        const [counts, oldest, throughput, crm, workers, keylessWorkers] = await Promise.all([
           queue.getJobCounts(...STATES),
           queue.getJobs(['wait'], 0, 0, true),
           completedPerMinute(queue, now),
           readCrmLimits(redis, config.airtableBaseId, now),
           queue.getWorkersCount(),
+          redis.zcount(erasureKeys(config.redis, config.queueName).keylessWorkers, now, '+inf'),
         ]);
         const backlog =
           (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0);
@@ -32,6 +35,9 @@ export function statusCommand(ctx: CliContext): Command {
           queue: config.queueName,
           counts,
           workers,
+          deliveries: (keylessWorkers > 0
+            ? { status: 'held', reason: keylessWorkersReason(keylessWorkers) }
+            : { status: 'ok' }) as { status: 'ok' | 'held'; reason?: string },
           oldestWaitingSeconds: oldestAccepted ? Math.round((now - oldestAccepted) / 1000) : undefined,
           throughput,
           backlog,
@@ -47,6 +53,7 @@ export function statusCommand(ctx: CliContext): Command {
       if (options.json) return printJson(ctx, status);
       print(ctx, `queue ${status.queue}: ${status.workers} worker connection(s)`);
       print(ctx, `  ${STATES.map((s) => `${s} ${status.counts[s] ?? 0}`).join(', ')}`);
+      if (status.deliveries.reason) print(ctx, `  deliveries HELD: ${status.deliveries.reason}`);
       print(
         ctx,
         `  oldest waiting: ${status.oldestWaitingSeconds === undefined ? 'none' : formatAge(status.oldestWaitingSeconds)}`,

@@ -11,7 +11,7 @@ import { redactValues } from './redact-values.ts';
 
 /**
  * The Postgres CRM: `submissions` gets one row per submission (keyed by its id, so a second delivery is a
- * no-op), and contact kinds also merge into `contacts` (keyed by email). When a replay brings an older
+ * no-op, the contact's merge included), and contact kinds also merge into `contacts` (keyed by email). When a replay brings an older
  * submission after a newer one, the newer values win field by field and the older only fill gaps.
  */
 export function createPostgresCrm(db: Database): Crm {
@@ -56,39 +56,13 @@ export function createPostgresCrm(db: Database): Crm {
   async function write(submission: DeliveredSubmission) {
     const email = submissionEmail(submission);
     return db.transaction(async (tx) => {
-      let crmRecordId = submission.recordId;
-      if (isContactKind(submission.kind)) {
-        const { rows } = await tx.query<{ id: string }>(
-          // A field is written when no newer write set it ("<=": a replay of the same write changes nothing).
-          `WITH sent AS (SELECT key, value FROM jsonb_each($3::jsonb))
-           INSERT INTO contacts (id, email, fields, field_stamps, first_accepted_at, last_accepted_at)
-           VALUES ($1, $2, $3::jsonb, (SELECT coalesce(jsonb_object_agg(key, $5::text), '{}') FROM sent), $4, $4)
-           ON CONFLICT (email) DO UPDATE SET
-             fields = contacts.fields || (
-               SELECT coalesce(jsonb_object_agg(key, value), '{}') FROM sent
-               WHERE coalesce(contacts.field_stamps ->> key, '') COLLATE "C" <= $5::text COLLATE "C"),
-             field_stamps = contacts.field_stamps || (
-               SELECT coalesce(jsonb_object_agg(key, $5::text), '{}') FROM sent
-               WHERE coalesce(contacts.field_stamps ->> key, '') COLLATE "C" <= $5::text COLLATE "C"),
-             first_accepted_at = LEAST(contacts.first_accepted_at, excluded.first_accepted_at),
-             last_accepted_at = GREATEST(contacts.last_accepted_at, excluded.last_accepted_at),
-             updated_at = now()
-           RETURNING id`,
-          [
-            submission.recordId,
-            email,
-            JSON.stringify(submission.data),
-            submission.acceptedAt,
-            acceptanceStamp(submission),
-          ],
-        );
-        crmRecordId = rows[0]!.id;
-      }
-      await tx.query(
+      // The submission's row first: a submission the store already holds (a second delivery, or a client's
+      // retry accepted anew after a failover, which carries the same id) changes nothing, contacts included.
+      const inserted = await tx.query(
         `INSERT INTO submissions (id, record_id, kind, email, payload, accepted_at,
                                     cv_key, cv_filename, cv_content_type, cv_size, cv_sha256, cv_upload_failed)
            VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12)
-           ON CONFLICT (id) DO NOTHING`,
+           ON CONFLICT (id) DO NOTHING RETURNING 1`,
         [
           submission.submissionId,
           submission.recordId,
@@ -99,7 +73,36 @@ export function createPostgresCrm(db: Database): Crm {
           ...cvColumns(submission),
         ],
       );
-      return { crmRecordId };
+      if (!isContactKind(submission.kind)) return { crmRecordId: submission.recordId };
+      if (inserted.rows.length === 0) {
+        const { rows } = await tx.query<{ id: string }>('SELECT id FROM contacts WHERE email = $1', [email]);
+        return { crmRecordId: rows[0]?.id ?? submission.recordId };
+      }
+      const { rows } = await tx.query<{ id: string }>(
+        // A field is written when no newer write set it ("<=": a replay of the same write changes nothing).
+        `WITH sent AS (SELECT key, value FROM jsonb_each($3::jsonb))
+         INSERT INTO contacts (id, email, fields, field_stamps, first_accepted_at, last_accepted_at)
+         VALUES ($1, $2, $3::jsonb, (SELECT coalesce(jsonb_object_agg(key, $5::text), '{}') FROM sent), $4, $4)
+         ON CONFLICT (email) DO UPDATE SET
+           fields = contacts.fields || (
+             SELECT coalesce(jsonb_object_agg(key, value), '{}') FROM sent
+             WHERE coalesce(contacts.field_stamps ->> key, '') COLLATE "C" <= $5::text COLLATE "C"),
+           field_stamps = contacts.field_stamps || (
+             SELECT coalesce(jsonb_object_agg(key, $5::text), '{}') FROM sent
+             WHERE coalesce(contacts.field_stamps ->> key, '') COLLATE "C" <= $5::text COLLATE "C"),
+           first_accepted_at = LEAST(contacts.first_accepted_at, excluded.first_accepted_at),
+           last_accepted_at = GREATEST(contacts.last_accepted_at, excluded.last_accepted_at),
+           updated_at = now()
+         RETURNING id`,
+        [
+          submission.recordId,
+          email,
+          JSON.stringify(submission.data),
+          submission.acceptedAt,
+          acceptanceStamp(submission),
+        ],
+      );
+      return { crmRecordId: rows[0]!.id };
     });
   }
 }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { lockDataDir } from './lock-data-dir.ts';
 
 type Row = Record<string, unknown>;
 type Queryable = {
@@ -90,10 +91,20 @@ function isServerError(err: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }
 
-/** Embedded Postgres (PGlite): in memory when `dataDir` is undefined, else persisted in that folder. */
+/**
+ * Embedded Postgres (PGlite): in memory when `dataDir` is undefined, else persisted in that folder, which
+ * this process then holds until `close` (a second opener is refused at once: `lockDataDir`).
+ */
 export async function openPglite(dataDir?: string): Promise<Database> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
+  let release = () => {};
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    release = lockDataDir(dataDir);
+  }
+  const db = await PGlite.create(dataDir).catch((err: Error) => {
+    release();
+    throw err;
+  });
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     query: async <T extends Row>(sql: string, params?: unknown[]) => ({ rows: (await q.query<T>(sql, params)).rows }),
     exec: async (sql) => {
@@ -104,7 +115,10 @@ export async function openPglite(dataDir?: string): Promise<Database> {
     kind: 'pglite',
     ...wrap(db),
     transaction: (work) => db.transaction((tx) => work(wrap(tx))),
-    close: () => db.close(),
+    async close() {
+      await db.close();
+      release();
+    },
   };
 }
 

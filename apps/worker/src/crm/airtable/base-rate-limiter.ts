@@ -6,11 +6,12 @@ import type { WorkerRedis } from '../../create-worker-redis.ts';
 const SLOT_TTL_MS = 60_000;
 
 /**
- * TAKE (KEYS: next free slot, paused until; ARGV: interval ms, settle): 0 when a request may leave now,
+ * TAKE (KEYS: next free slot, paused until; ARGV: interval ms, settle, pause ms): 0 when a request may leave now,
  * the next free slot then moving to now + interval; otherwise the ms until the base is free (its next slot,
  * or the end of a pause). With settle = 1 (this process has just connected or reconnected: a Redis
  * restarted from its append-only file may have lost the last second's slots) the last send is taken to be
- * now, so the first request after an outage is spaced like any other. Redis's clock is the only clock, so
+ * now, so the first request after an outage is spaced like any other. A pause ms above 0 (one this process
+ * knows is still running) is put back first when Redis has lost it. Redis's clock is the only clock, so
  * hosts with skewed clocks still agree.
  */
 const TAKE = `
@@ -18,6 +19,10 @@ local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local interval = tonumber(ARGV[1])
 local nextSlot = tonumber(redis.call('GET', KEYS[1]) or 0)
+local known = tonumber(ARGV[3])
+if known > 0 and now + known > tonumber(redis.call('GET', KEYS[2]) or 0) then
+  redis.call('SET', KEYS[2], now + known, 'PX', known + 60000)
+end
 if ARGV[2] == '1' and nextSlot < now + interval then
   nextSlot = now + interval
   redis.call('SET', KEYS[1], nextSlot, 'PX', interval + ${SLOT_TTL_MS})
@@ -120,18 +125,33 @@ export function createBaseRateLimiter({
   const { intervalMs, maxGrantLagMs } = sendSpacing({ limit, requestsPerSecond });
   const run = (script: string, keyList: string[], ...args: (string | number)[]) =>
     redis.eval(script, keyList.length, ...keyList, ...args) as Promise<number>;
-  // Every (re)connection may follow a restart that lost the last slots: the next take settles first.
+  // The end of the latest pause this process set or was told of (a wait longer than one interval can only
+  // be a pause), on its own monotonic clock: Redis restarted from a snapshot, or a replica promoted before
+  // the pause reached it, comes back without the pause, and Airtable's lock-out runs on regardless.
+  let pausedUntil = 0;
+  const learn = (waitMs: number) => {
+    if (waitMs > intervalMs) pausedUntil = Math.max(pausedUntil, performance.now() + waitMs);
+  };
+  const pauseScript = (ms: number, count429: 0 | 1) =>
+    run(PAUSE, [keys.pausedUntil, keys.rateLimited], Math.max(1, Math.round(ms)), count429);
+  // Every (re)connection may follow a restart that lost the last slots: the next take settles first. A pause
+  // still running here is written back as soon as the connection is ready, for the other processes, and
+  // every take carries it too, so this process is never granted a request into the lock-out.
   let settle = true;
   redis.on('ready', () => {
     settle = true;
+    const left = pausedUntil - performance.now();
+    if (left > 0) pauseScript(left, 0).catch(() => {});
   });
   let stale = 0;
 
   async function take(): Promise<Grant> {
     const asked = performance.now();
     const settling = settle;
-    const waitMs = Number(await run(TAKE, [keys.nextSlot, keys.pausedUntil], intervalMs, settling ? 1 : 0));
+    const known = Math.max(0, Math.round(pausedUntil - asked));
+    const waitMs = Number(await run(TAKE, [keys.nextSlot, keys.pausedUntil], intervalMs, settling ? 1 : 0, known));
     if (settling) settle = false;
+    learn(waitMs);
     if (waitMs > 0) return { granted: false, waitMs };
     if (performance.now() - asked > maxGrantLagMs) {
       stale++;
@@ -142,7 +162,9 @@ export function createBaseRateLimiter({
 
   return {
     async freeInMs() {
-      return Number(await run(FREE_IN, [keys.nextSlot, keys.pausedUntil]));
+      const waitMs = Number(await run(FREE_IN, [keys.nextSlot, keys.pausedUntil]));
+      learn(waitMs);
+      return waitMs;
     },
     take,
     async acquire(signal) {
@@ -154,8 +176,8 @@ export function createBaseRateLimiter({
       throw new Error('rate limiter: no slot after 10,000 turns');
     },
     async pause(ms, reason = 'rate-limited') {
-      const count429 = reason === 'rate-limited' ? 1 : 0;
-      await run(PAUSE, [keys.pausedUntil, keys.rateLimited], Math.max(1, Math.round(ms)), count429);
+      pausedUntil = Math.max(pausedUntil, performance.now() + ms);
+      await pauseScript(ms, reason === 'rate-limited' ? 1 : 0);
     },
     async rateLimitedCount() {
       return Number((await redis.get(keys.rateLimited)) ?? 0);
