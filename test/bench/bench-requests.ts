@@ -21,6 +21,8 @@ const MIX: Record<SubmissionKind, number> = {
 export const BENCH_CLIENTS = 1_000;
 
 let n = 0;
+/** BENCH_IDEMPOTENCY=1: every request carries a fresh Idempotency-Key, as @forms/client sends with each submission. */
+const withKeys = process.env.BENCH_IDEMPOTENCY === '1';
 
 /**
  * An autocannon request for `kind` with a new email each time (every contact request claims a new
@@ -37,7 +39,11 @@ export function benchRequest(kind: SubmissionKind, tag = 'bench'): autocannon.Re
       const client = i % BENCH_CLIENTS;
       return {
         ...req,
-        headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.0.${client >> 8}.${client & 255}` },
+        headers: {
+          'content-type': 'application/json',
+          'x-forwarded-for': `10.0.${client >> 8}.${client & 255}`,
+          ...(withKeys ? { 'idempotency-key': `${tag}-${process.pid}-${i}` } : {}),
+        },
         body: JSON.stringify({ ...validBody(kind, `${tag}-${i}`), [HONEYPOT_FIELD]: '' }),
       };
     },

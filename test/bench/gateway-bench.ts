@@ -2,20 +2,27 @@ import { sleep } from '../support/wait.ts';
 /**
  * `pnpm bench:gateway`: how fast the gateway acknowledges submissions, against the right ceiling.
  *
- * Two servers, each in its own process(es), on one Redis of the bench's own (FLUSHALL between runs), no worker:
+ * Servers, each in its own process(es), on one Redis of the bench's own (FLUSHALL between runs), no worker:
  * 1. baseline: bare node:http + JSON.parse + one `await queue.add(name, body)` per request
  *    (`bullmq-baseline-server.ts`), what this machine can do with BullMQ at all;
- * 2. ours, POST /api/contact: validation, work email, rate limit, honeypot check, contact index, enqueue;
- * 3. ours (the same gateway process), a realistic mix of the eleven endpoints (weights in MIX).
+ * 2. the Koa floor: Koa, the raw body, JSON.parse, one add (`koa-floor-server.ts`), on the contact body and
+ *    on the mix's bodies: what any gateway that keeps Koa is measured against;
+ * 3. ours, POST /api/contact: validation, work email, rate limit, honeypot check, contact index, enqueue;
+ * 4. ours (the same gateway process), a realistic mix of the eleven endpoints (weights in MIX).
  * Each at saturation (50 connections) and at a fixed 5,000 req/s (autocannon `overallRate`). Prints req/s,
- * 2xx/s, p50/p99/max latency, non-2xx, and ours ÷ baseline 2xx/s. autocannon runs in this process and shares
- * the two cores with the server under test and Redis, for the baseline and for ours alike.
+ * 2xx/s, p50/p99/max latency, non-2xx, CPU per 2xx, and the medians of ours ÷ the Koa floor (2xx/s and
+ * server CPU per 2xx) and ours ÷ baseline. autocannon runs in this process and shares the two cores with
+ * the server under test and Redis, for every server alike.
  *
+ * The gateways run as they ship (tsup's build, `node apps/gateway/dist/main.js`), each checkout built first;
+ * BENCH_SOURCE=1 runs them from source through tsx instead (see gatewayEntry for what that adds).
  * BENCH_GATEWAY_PROCESSES=<n> runs ours as n processes (GATEWAY_PROCESSES), beside a baseline of n processes
  * and ours as one.
- * BENCH_AGAINST=<dir> adds another checkout's gateway (on /api/contact) to every round, for before/after.
- * BENCH_FLOOR=1 adds, to every round, a Koa server doing only the claim and the add (koa-floor-server.ts),
- * without and with auto-pipelining.
+ * BENCH_AGAINST=<dir> runs another checkout's gateway beside ours in every round (/api/contact and the mix,
+ * and at the fixed rate), and prints it ÷ the floor and ours ÷ it: before/after in one run.
+ * BENCH_IDEMPOTENCY=1 sends a fresh Idempotency-Key with every request to a gateway, as @forms/client does.
+ * BENCH_FLOOR=1 adds, to every round, the floor with a claim script before the add (the claim of today's
+ * gateway, in small), without and with auto-pipelining.
  * Tracing: "ours" runs with tracing off (no OTLP endpoint, as by default); every round adds the same
  * gateway with tracing on, sampling 100 % and 10 % (OTEL_TRACES_SAMPLER), exporting OTLP/HTTP protobuf to a
  * collector stand-in in this process that reads and drops each export. Each is printed as a ratio of ours
@@ -29,7 +36,7 @@ import { sleep } from '../support/wait.ts';
  * site adds.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -48,7 +55,8 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const contactOnly = [benchRequest('contact')];
 const mixed = mixedRequests();
 
-type Row = { title: string; okPerSecond: number; cpuUs: number; result: autocannon.Result };
+/** `serverUs` and `cpuUs`: server, and server + Redis, CPU µs per 2xx. */
+type Row = { title: string; okPerSecond: number; serverUs: number; cpuUs: number; result: autocannon.Result };
 
 /**
  * CPU time (user + system, µs) a server has used, from /proc, with its child processes' (the gateway's
@@ -87,9 +95,9 @@ async function run(
   const { latency: l, non2xx, errors, timeouts } = result;
   const okPerSecond = result['2xx'] / seconds;
   console.log(
-    `${title.padEnd(36)} ${okPerSecond.toFixed(0).padStart(6)} 2xx/s  p50 ${String(l.p50).padStart(3)} ms  p99 ${String(l.p99).padStart(3)} ms  max ${String(l.max).padStart(4)} ms  non-2xx ${non2xx}  errors ${errors + timeouts}  CPU/2xx: server ${serverUs.toFixed(0)} µs, Redis ${redisUs.toFixed(0)} µs`,
+    `${title.padEnd(40)} ${okPerSecond.toFixed(0).padStart(6)} 2xx/s  p50 ${String(l.p50).padStart(3)} ms  p99 ${String(l.p99).padStart(3)} ms  max ${String(l.max).padStart(4)} ms  non-2xx ${non2xx}  errors ${errors + timeouts}  CPU/2xx: server ${serverUs.toFixed(0)} µs, Redis ${redisUs.toFixed(0)} µs`,
   );
-  return { title, okPerSecond, cpuUs: serverUs + redisUs, result };
+  return { title, okPerSecond, serverUs, cpuUs: serverUs + redisUs, result };
 }
 
 // Whatever happens to this script, nothing it started outlives it.
@@ -105,7 +113,9 @@ async function startProcess(
   ready: () => Promise<boolean>,
   cwd = REPO_ROOT,
 ) {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  // A built gateway (dist/*.js) runs on plain Node, as in its image; everything else through tsx.
+  const loader = args.some((arg) => arg.endsWith('.js')) ? [] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...loader, ...args], {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -174,18 +184,48 @@ const gatewayEnv = (port: number) => ({
   OTEL_EXPORTER_OTLP_ENDPOINT: '',
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
 });
-const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
-const gateway = await startProcess(
-  [...profile, 'apps/gateway/src/main.ts'],
-  gatewayEnv(gatewayPort),
-  healthy(gatewayUrl),
+// The gateway runs as it ships (infra/docker/Dockerfile: tsup's build, `node dist/main.js`), in this checkout
+// and in BENCH_AGAINST's, each built first. Run from source, through tsx, it is measured with a cost it never
+// has in production: tsx keeps function names by wrapping every function made at run time in a
+// `__name(fn, "name")` call (Object.defineProperty), about a microsecond for each of the closures a request
+// makes. BENCH_SOURCE=1 runs both from source instead.
+const fromSource = process.env.BENCH_SOURCE === '1';
+function gatewayEntry(dir: string): string {
+  if (fromSource) return 'apps/gateway/src/main.ts';
+  execFileSync('pnpm', ['exec', 'tsup', '--silent'], {
+    cwd: `${dir.replace(/\/$/, '')}/apps/gateway`,
+    stdio: 'ignore',
+  });
+  return 'apps/gateway/dist/main.js';
+}
+const ourEntry = gatewayEntry(REPO_ROOT);
+console.log(
+  `the gateways run ${fromSource ? 'from source, through tsx (BENCH_SOURCE=1)' : 'as built (apps/gateway/dist/main.js, as the image runs it)'}`,
 );
+const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
+const gateway = await startProcess([...profile, ourEntry], gatewayEnv(gatewayPort), healthy(gatewayUrl));
 
 const toBaseline = contactOnly.map((r) => ({ ...r, path: '/' }));
+const mixToBaseline = mixed.map((r) => ({ ...r, path: '/' }));
+
+// The Koa floor (koa-floor-server.ts: Koa, the raw body, JSON.parse, one add), in every round, on the same
+// bodies as ours (the contact body, and the mix's bodies in the mix's proportions): the goal is ours ÷ this
+// floor, by 2xx/s and by server CPU per 2xx.
+async function startFloor(mode: 'bare' | 'claim' | 'claim-auto') {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/`;
+  const server = await startProcess(
+    ['test/bench/koa-floor-server.ts', redisServer.url, String(port), 'floor', mode],
+    {},
+    answers(url),
+  );
+  return { server, url };
+}
+const floor = await startFloor('bare');
 
 /**
- * A server run once per round after ours, reported as a ratio of the (one-process) baseline; with
- * `toOurs`, also as a ratio of ours on /api/contact (2xx/s and CPU per 2xx) in the same round.
+ * A server run once per round after ours, on /api/contact, reported as a ratio of the baseline and of the
+ * floor; with `toOurs`, also as a ratio of ours on /api/contact (2xx/s and CPU per 2xx) in the same round.
  */
 type Extra = {
   title: string;
@@ -193,28 +233,36 @@ type Extra = {
   url: string;
   requests: autocannon.Request[];
   ratios: number[];
+  toFloor: number[];
   toOurs?: { ok: number[]; cpu: number[] };
 };
 const extras: Extra[] = [];
 async function addGateway(title: string, env: Record<string, string>, cwd = REPO_ROOT, toOurs = false) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const server = await startProcess(['apps/gateway/src/main.ts'], { ...gatewayEnv(port), ...env }, healthy(url), cwd);
+  const entry = cwd === REPO_ROOT ? ourEntry : gatewayEntry(cwd);
+  const server = await startProcess([entry], { ...gatewayEnv(port), ...env }, healthy(url), cwd);
   extras.push({
     title,
     server,
     url,
     requests: contactOnly,
     ratios: [],
+    toFloor: [],
     ...(toOurs ? { toOurs: { ok: [], cpu: [] } } : {}),
   });
 }
 // With more than one gateway process, the same gateway as one process, for what the processes add.
 if (processes > 1) await addGateway('ours, one process: POST /api/contact', { GATEWAY_PROCESSES: '1' });
-// BENCH_AGAINST=<another checkout, installed> adds its gateway on /api/contact to every round: a change
-// measured side by side with the code before it, in the same run (with the same GATEWAY_PROCESSES, which a
-// checkout from before that setting ignores).
-if (process.env.BENCH_AGAINST) await addGateway('against: POST /api/contact', {}, process.env.BENCH_AGAINST, true);
+// BENCH_AGAINST=<another checkout, installed>: its gateway runs /api/contact and the mix in every round, right
+// after ours, and at the fixed rate: a change measured side by side with the code before it, in the same run
+// (with the same GATEWAY_PROCESSES, which a checkout from before that setting ignores).
+const againstDir = process.env.BENCH_AGAINST;
+const againstPort = againstDir ? await freePort() : undefined;
+const againstUrl = `http://127.0.0.1:${againstPort}`;
+const against = againstPort
+  ? await startProcess([gatewayEntry(againstDir!)], gatewayEnv(againstPort), healthy(againstUrl), againstDir)
+  : undefined;
 // Tracing on, at 100 % and at 10 %: the collector is a stand-in that takes each export and drops it (read
 // whole, answered 200, not decoded), so what is measured is the gateway's cost of making and sending spans.
 const collector = { requests: 0, bytes: 0 };
@@ -241,16 +289,13 @@ if (process.env.BENCH_TRACING !== '0') {
     true,
   );
 }
-// BENCH_FLOOR=1 adds two Koa floor servers to every round (koa-floor-server.ts: Koa + claim + add, nothing
-// else, one process), without and with auto-pipelining: what keeping Koa and the claim leaves of the baseline.
-if (process.env.BENCH_FLOOR) {
-  for (const pipelining of ['plain', 'auto'] as const) {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/`;
-    const args = ['test/bench/koa-floor-server.ts', redisServer.url, String(port), 'floor', pipelining];
-    const server = await startProcess(args, {}, answers(url));
-    const title = `Koa floor${pipelining === 'auto' ? ', auto-pipelining' : ''}`;
-    extras.push({ title, server, url, requests: toBaseline, ratios: [] });
+// BENCH_FLOOR=1 adds the floor with the claim script (Koa + claim + add), without and with auto-pipelining:
+// what the claim costs on top of the floor.
+if (process.env.BENCH_FLOOR === '1') {
+  for (const mode of ['claim', 'claim-auto'] as const) {
+    const { server, url } = await startFloor(mode);
+    const title = `Koa floor + claim${mode === 'claim-auto' ? ', auto-pipelining' : ''}`;
+    extras.push({ title, server, url, requests: toBaseline, ratios: [], toFloor: [] });
   }
 }
 
@@ -259,6 +304,7 @@ if (process.env.BENCH_FLOOR) {
 // the ratios reported are the medians.
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const rows: Row[] = [];
+/** Per round: 2xx/s ratios, and server CPU per 2xx ratios (the first over the second, as named). */
 const ratios = {
   contact: [] as number[],
   mix: [] as number[],
@@ -266,7 +312,20 @@ const ratios = {
   mixToMany: [] as number[],
   contactCpu: [] as number[],
   mixCpu: [] as number[],
+  contactToFloor: [] as number[],
+  mixToFloor: [] as number[],
+  contactServerCpuToFloor: [] as number[],
+  mixServerCpuToFloor: [] as number[],
+  againstContactToFloor: [] as number[],
+  againstMixToFloor: [] as number[],
+  againstContactServerCpuToFloor: [] as number[],
+  againstMixServerCpuToFloor: [] as number[],
+  contactToAgainst: [] as number[],
+  mixToAgainst: [] as number[],
+  contactServerCpuToAgainst: [] as number[],
+  mixServerCpuToAgainst: [] as number[],
 };
+const f2 = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(2));
 let queued = 0;
 let lastOk = 0;
 for (let round = 1; round <= rounds; round++) {
@@ -275,23 +334,47 @@ for (let round = 1; round <= rounds; round++) {
   await flush();
   const many = manyBaseline && (await run(`baseline, ${processes} processes`, manyBaseline, manyBaseUrl, toBaseline));
   await flush();
+  const floorContact = await run('Koa floor: contact bodies', floor.server, floor.url, toBaseline);
+  await flush();
   const contact = await run(`${ours}: POST /api/contact`, gateway, gatewayUrl, contactOnly);
+  await flush();
+  const againstContact = against && (await run('against: POST /api/contact', against, againstUrl, contactOnly));
+  await flush();
+  const floorMix = await run('Koa floor: the mix bodies', floor.server, floor.url, mixToBaseline);
   await flush();
   const mix = await run(`${ours}: the mix`, gateway, gatewayUrl, mixed);
   queued = Number(await redis.llen('bull:bench:wait'));
   lastOk = mix.result['2xx'];
+  await flush();
+  const againstMix = against && (await run('against: the mix', against, againstUrl, mixed));
   // After the mix's jobs are counted: the other runs start from a flushed Redis too.
   for (const extra of extras) {
     await flush();
     const row = await run(extra.title, extra.server, extra.url, extra.requests);
     extra.ratios.push(row.okPerSecond / base.okPerSecond);
+    extra.toFloor.push(row.okPerSecond / floorContact.okPerSecond);
     extra.toOurs?.ok.push(row.okPerSecond / contact.okPerSecond);
     extra.toOurs?.cpu.push(contact.cpuUs / row.cpuUs);
     rows.push(row);
   }
-  rows.push(base, contact, mix, ...(many ? [many] : []));
+  rows.push(base, floorContact, contact, floorMix, mix, ...(many ? [many] : []));
   ratios.contact.push(contact.okPerSecond / base.okPerSecond);
   ratios.mix.push(mix.okPerSecond / base.okPerSecond);
+  ratios.contactToFloor.push(contact.okPerSecond / floorContact.okPerSecond);
+  ratios.mixToFloor.push(mix.okPerSecond / floorMix.okPerSecond);
+  ratios.contactServerCpuToFloor.push(contact.serverUs / floorContact.serverUs);
+  ratios.mixServerCpuToFloor.push(mix.serverUs / floorMix.serverUs);
+  if (againstContact && againstMix) {
+    rows.push(againstContact, againstMix);
+    ratios.againstContactToFloor.push(againstContact.okPerSecond / floorContact.okPerSecond);
+    ratios.againstMixToFloor.push(againstMix.okPerSecond / floorMix.okPerSecond);
+    ratios.againstContactServerCpuToFloor.push(againstContact.serverUs / floorContact.serverUs);
+    ratios.againstMixServerCpuToFloor.push(againstMix.serverUs / floorMix.serverUs);
+    ratios.contactToAgainst.push(contact.okPerSecond / againstContact.okPerSecond);
+    ratios.mixToAgainst.push(mix.okPerSecond / againstMix.okPerSecond);
+    ratios.contactServerCpuToAgainst.push(contact.serverUs / againstContact.serverUs);
+    ratios.mixServerCpuToAgainst.push(mix.serverUs / againstMix.serverUs);
+  }
   if (many) {
     ratios.contactToMany.push(contact.okPerSecond / many.okPerSecond);
     ratios.mixToMany.push(mix.okPerSecond / many.okPerSecond);
@@ -299,7 +382,10 @@ for (let round = 1; round <= rounds; round++) {
   ratios.contactCpu.push(base.cpuUs / contact.cpuUs);
   ratios.mixCpu.push(base.cpuUs / mix.cpuUs);
   console.log(
-    `round ${round}: ours ÷ baseline, 2xx/s: /api/contact ${ratios.contact.at(-1)!.toFixed(2)}, mix ${ratios.mix.at(-1)!.toFixed(2)}${many ? `;   ÷ baseline in ${processes} processes: ${ratios.contactToMany.at(-1)!.toFixed(2)}, ${ratios.mixToMany.at(-1)!.toFixed(2)}` : ''};   by CPU per 2xx (server + Redis): ${ratios.contactCpu.at(-1)!.toFixed(2)}, ${ratios.mixCpu.at(-1)!.toFixed(2)}`,
+    `round ${round}: ours ÷ Koa floor, 2xx/s: /api/contact ${f2(ratios.contactToFloor.at(-1))}, mix ${f2(ratios.mixToFloor.at(-1))}; server CPU per 2xx, ours ÷ floor's: ${f2(ratios.contactServerCpuToFloor.at(-1))}, ${f2(ratios.mixServerCpuToFloor.at(-1))}${against ? `;   against ÷ floor: ${f2(ratios.againstContactToFloor.at(-1))}, ${f2(ratios.againstMixToFloor.at(-1))}, CPU ${f2(ratios.againstContactServerCpuToFloor.at(-1))}, ${f2(ratios.againstMixServerCpuToFloor.at(-1))}` : ''}`,
+  );
+  console.log(
+    `round ${round}: ours ÷ baseline, 2xx/s: /api/contact ${f2(ratios.contact.at(-1))}, mix ${f2(ratios.mix.at(-1))}${many ? `;   ÷ baseline in ${processes} processes: ${f2(ratios.contactToMany.at(-1))}, ${f2(ratios.mixToMany.at(-1))}` : ''};   by CPU per 2xx (server + Redis): ${f2(ratios.contactCpu.at(-1))}, ${f2(ratios.mixCpu.at(-1))}`,
   );
 }
 // BENCH_FIXED_RATE=0 skips the fixed-rate runs (a quicker look at saturation while trying a change).
@@ -308,15 +394,27 @@ const fixedRuns =
     ? []
     : ([
         ['baseline', baseline, baseUrl, toBaseline],
+        ['Koa floor: contact bodies', floor.server, floor.url, toBaseline],
         [`${ours}: /api/contact`, gateway, gatewayUrl, contactOnly],
         [`${ours}: the mix`, gateway, gatewayUrl, mixed],
+        ...(against
+          ? ([
+              ['against: /api/contact', against, againstUrl, contactOnly],
+              ['against: the mix', against, againstUrl, mixed],
+            ] as const)
+          : []),
       ] as const);
+const fixed = new Map<string, Row>();
 for (const [title, server, url, requests] of fixedRuns) {
   await flush();
-  rows.push(await run(`${title} at ${FIXED_RATE}/s`, server, url, [...requests], FIXED_RATE));
+  const row = await run(`${title} at ${FIXED_RATE}/s`, server, url, [...requests], FIXED_RATE);
+  fixed.set(title, row);
+  rows.push(row);
 }
 await stopProcess(gateway);
 await stopProcess(baseline);
+await stopProcess(floor.server);
+if (against) await stopProcess(against);
 
 function median(xs: number[]): number {
   const sorted = [...xs].sort((a, b) => a - b);
@@ -324,25 +422,51 @@ function median(xs: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 console.log(
-  `ours ÷ baseline 2xx/s at saturation, median of ${rounds}: /api/contact ${median(ratios.contact).toFixed(2)}   mix ${median(ratios.mix).toFixed(2)}`,
+  `--- medians of ${rounds} round(s) at saturation (goal: ours ÷ Koa floor ≥ 0.8 by 2xx/s, ≤ 1.3 by server CPU per 2xx)`,
 );
 console.log(
-  `ours ÷ baseline by CPU per 2xx (baseline's ÷ ours), median of ${rounds}: /api/contact ${median(ratios.contactCpu).toFixed(2)}   mix ${median(ratios.mixCpu).toFixed(2)}`,
+  `ours ÷ Koa floor, 2xx/s: /api/contact ${f2(median(ratios.contactToFloor))}   mix ${f2(median(ratios.mixToFloor))}`,
+);
+console.log(
+  `ours ÷ Koa floor, server CPU per 2xx: /api/contact ${f2(median(ratios.contactServerCpuToFloor))}   mix ${f2(median(ratios.mixServerCpuToFloor))}`,
+);
+if (against) {
+  console.log(
+    `against ÷ Koa floor, 2xx/s: /api/contact ${f2(median(ratios.againstContactToFloor))}   mix ${f2(median(ratios.againstMixToFloor))}`,
+  );
+  console.log(
+    `against ÷ Koa floor, server CPU per 2xx: /api/contact ${f2(median(ratios.againstContactServerCpuToFloor))}   mix ${f2(median(ratios.againstMixServerCpuToFloor))}`,
+  );
+  console.log(
+    `ours ÷ against (after ÷ before), 2xx/s: /api/contact ${f2(median(ratios.contactToAgainst))}   mix ${f2(median(ratios.mixToAgainst))};   server CPU per 2xx: ${f2(median(ratios.contactServerCpuToAgainst))}   ${f2(median(ratios.mixServerCpuToAgainst))}`,
+  );
+}
+if (fixed.size > 0) {
+  const p99 = (title: string) => (fixed.has(title) ? `${fixed.get(title)!.result.latency.p99} ms` : '-');
+  console.log(
+    `p99 at ${FIXED_RATE}/s: ours /api/contact ${p99(`${ours}: /api/contact`)}, mix ${p99(`${ours}: the mix`)}${against ? `;   against /api/contact ${p99('against: /api/contact')}, mix ${p99('against: the mix')}` : ''};   Koa floor ${p99('Koa floor: contact bodies')}, baseline ${p99('baseline')}`,
+  );
+}
+console.log(
+  `ours ÷ baseline 2xx/s at saturation: /api/contact ${f2(median(ratios.contact))}   mix ${f2(median(ratios.mix))}`,
+);
+console.log(
+  `ours ÷ baseline by CPU per 2xx (baseline's ÷ ours, server + Redis): /api/contact ${f2(median(ratios.contactCpu))}   mix ${f2(median(ratios.mixCpu))}`,
 );
 if (manyBaseline) {
   console.log(
-    `ours ÷ baseline in ${processes} processes, 2xx/s, median of ${rounds}: /api/contact ${median(ratios.contactToMany).toFixed(2)}   mix ${median(ratios.mixToMany).toFixed(2)}`,
+    `ours ÷ baseline in ${processes} processes, 2xx/s: /api/contact ${f2(median(ratios.contactToMany))}   mix ${f2(median(ratios.mixToMany))}`,
   );
   await stopProcess(manyBaseline);
 }
 for (const extra of extras) {
-  console.log(`${extra.title} ÷ baseline 2xx/s, median of ${rounds}: ${median(extra.ratios).toFixed(2)}`);
+  console.log(`${extra.title}, 2xx/s ÷ baseline ${f2(median(extra.ratios))}, ÷ Koa floor ${f2(median(extra.toFloor))}`);
   await stopProcess(extra.server);
 }
 for (const { title, toOurs } of extras) {
   if (!toOurs) continue;
   console.log(
-    `${title} ÷ ours with tracing off, median of ${rounds}: 2xx/s ${median(toOurs.ok).toFixed(2)}   by CPU per 2xx (off's ÷ this) ${median(toOurs.cpu).toFixed(2)}`,
+    `${title} ÷ ours with tracing off: 2xx/s ${median(toOurs.ok).toFixed(2)}   by CPU per 2xx (off's ÷ this) ${median(toOurs.cpu).toFixed(2)}`,
   );
 }
 if (collector.requests > 0)

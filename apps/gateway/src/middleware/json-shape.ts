@@ -29,8 +29,6 @@ export function createShapeScanner(limits: { depth: number; members: number } = 
   let opened = false;
   let inString = false;
   let escaped = false;
-  const tooDeep = `is nested more than ${limits.depth} levels deep; send a flat JSON object`;
-  const tooWide = `holds more than ${limits.members} members and items; send a flat JSON object with the documented fields`;
 
   return function scan(chunk: Uint8Array): ShapeFault {
     // The next quote and backslash at or after `i` in this chunk (NONE: no more), found once each.
@@ -60,17 +58,25 @@ export function createShapeScanner(limits: { depth: number; members: number } = 
       if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
       if (opened) {
         opened = false;
-        if (c !== CLOSE_ARRAY && c !== CLOSE_OBJECT && ++members > limits.members) return tooWide;
+        if (c !== CLOSE_ARRAY && c !== CLOSE_OBJECT && ++members > limits.members) return tooWide(limits);
       }
       if (c === QUOTE) inString = true;
       else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-        if (++depth > limits.depth) return tooDeep;
+        if (++depth > limits.depth) return tooDeep(limits);
         opened = true;
       } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
-      else if (c === COMMA && depth > 0 && ++members > limits.members) return tooWide;
+      else if (c === COMMA && depth > 0 && ++members > limits.members) return tooWide(limits);
     }
     return undefined;
   };
+}
+
+// The faults' words are made only when one is found, not for every body scanned.
+function tooDeep(limits: { depth: number }): string {
+  return `is nested more than ${limits.depth} levels deep; send a flat JSON object`;
+}
+function tooWide(limits: { members: number }): string {
+  return `holds more than ${limits.members} members and items; send a flat JSON object with the documented fields`;
 }
 
 function indexOr(chunk: Uint8Array, byte: number, from: number): number {

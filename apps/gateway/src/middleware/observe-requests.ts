@@ -1,4 +1,4 @@
-import { annotateSpan } from '@forms/observability';
+import { annotateSpan, tracingStarted } from '@forms/observability';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../gateway-metrics.ts';
@@ -9,6 +9,8 @@ import type { GatewayMetrics } from '../gateway-metrics.ts';
  * request id: method, route, status, time; never a body, query or header.
  */
 export function observeRequests({ metrics, logger }: { metrics: GatewayMetrics; logger: Logger }) {
+  // Tracing is started (or not) before the app is made: off, no span attributes are built per request.
+  const traced = tracingStarted();
   return async function observeRequests(ctx: Context, next: Next) {
     const started = performance.now();
     try {
@@ -19,7 +21,7 @@ export function observeRequests({ metrics, logger }: { metrics: GatewayMetrics; 
       metrics.requests.inc({ route, method: ctx.method, status: String(ctx.status) });
       metrics.requestDuration.observe({ route, method: ctx.method }, seconds);
       // The request's server span (tracing on) is named by its route, and carries the request id.
-      annotateSpan({ 'http.route': route, 'request.id': ctx.state.requestId }, `${ctx.method} ${route}`);
+      if (traced) annotateSpan({ 'http.route': route, 'request.id': ctx.state.requestId }, `${ctx.method} ${route}`);
       if (logger.isLevelEnabled('debug'))
         logger.debug(
           {

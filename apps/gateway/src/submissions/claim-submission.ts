@@ -65,13 +65,26 @@ end
 return {'new', recordId, known}
 `;
 
+// Marks an Idempotency-Key's record done (`d`) with its CV outcome (`c`); `EXPIRE … NX` gives the record its
+// day back only if it expired in between and HSET made it anew. A script rather than MULTI/EXEC: as atomic,
+// one command instead of four, and ioredis builds each `multi()` by copying every script defined on the
+// connection (BullMQ's dozens) onto it. KEYS: [idempotency key]. ARGV: cvUploadFailed ('1' or '0'), TTL s.
+const MARK_DONE_SCRIPT = `
+redis.call('HSET', KEYS[1], 'd', '1', 'c', ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2], 'NX')
+return 1
+`;
+
 // One slot on a cluster: every key it touches starts with the queue's hash-tagged prefix (submission-keys.ts).
 type ClaimingRedis = (Redis | Cluster) & {
   claimSubmission(numKeys: number, ...args: string[]): Promise<string[]>;
+  markIdempotencyDone(key: string, cvUploadFailed: string, ttlSeconds: string): Promise<number>;
 };
 
 function withClaimCommand(redis: Redis | Cluster): ClaimingRedis {
   if (!('claimSubmission' in redis)) redis.defineCommand('claimSubmission', { lua: CLAIM_SCRIPT });
+  if (!('markIdempotencyDone' in redis))
+    redis.defineCommand('markIdempotencyDone', { lua: MARK_DONE_SCRIPT, numberOfKeys: 1 });
   return redis as ClaimingRedis;
 }
 
@@ -138,10 +151,7 @@ export async function claimSubmission(
   };
 }
 
-/**
- * Marks an Idempotency-Key's job as confirmed by Redis, so later retries answer without adding it again.
- * `EXPIRE … NX` gives the record its day back only if it expired in between and HSET made it anew.
- */
+/** Marks an Idempotency-Key's job as confirmed by Redis, so later retries answer without adding it again. */
 export async function markIdempotencyDone(
   redis: Redis | Cluster,
   keys: SubmissionKeys,
@@ -149,14 +159,13 @@ export async function markIdempotencyDone(
   { cvUploadFailed }: { cvUploadFailed: boolean },
   timeoutMs: number,
 ): Promise<void> {
-  const name = keys.idempotency(key);
   writeAtEndOfTurn(redis);
   await withRedisDeadline(
-    redis
-      .multi()
-      .hset(name, 'd', '1', 'c', cvUploadFailed ? '1' : '0')
-      .expire(name, IDEMPOTENCY_TTL_SECONDS, 'NX')
-      .exec(),
+    withClaimCommand(redis).markIdempotencyDone(
+      keys.idempotency(key),
+      cvUploadFailed ? '1' : '0',
+      String(IDEMPOTENCY_TTL_SECONDS),
+    ),
     timeoutMs,
   );
 }

@@ -17,6 +17,8 @@ export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'quarantine' |
   queue: Queue;
 };
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /** How observeRequests names the route in its metrics (the property @koa/router sets on the other routes). */
 type RoutedContext = Context & { _matchedRoute?: string };
 
@@ -61,12 +63,15 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
 
   async function submit(ctx: Context, endpoint: SubmissionEndpoint, rateLimit: ClientLimit | undefined) {
     const body = await readJsonBody(ctx, endpoint.kind === 'careers-apply' ? careersBody : otherBody);
-    ctx.body = await acceptSubmission(deps, endpoint, {
+    const answer = await acceptSubmission(deps, endpoint, {
       body,
       idempotencyKey: readIdempotencyKey(ctx.request.headers['idempotency-key']),
       rateLimit,
       requestId: ctx.state.requestId,
     });
+    // What Koa would set for a JSON body, without its look-up of the type by name on every answer.
+    ctx.set('Content-Type', JSON_TYPE);
+    ctx.body = answer;
   }
 
   const routes = new Map(

@@ -5,6 +5,9 @@ import { ApiError, issueToError } from '../errors.ts';
 const NUL = /\u0000/g;
 // A high surrogate not followed by a low one, or a low one not preceded by a high one.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+// Either of them might be there: almost no form text has a NUL or any surrogate, and then one test is all.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point.
+const MAYBE_UNSTORABLE = /[\u0000\ud800-\udfff]/;
 
 /**
  * Makes a string storable by every CRM driver, then trims it. Postgres refuses NUL in `text` and `\u0000`
@@ -14,6 +17,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * Postgres, jsonb and Airtable store them, and a message may hold them.
  */
 function normalizeText(text: string): string {
+  if (!MAYBE_UNSTORABLE.test(text)) return text.trim();
   return text.replace(NUL, '').replace(LONE_SURROGATE, '\ufffd').trim();
 }
 

@@ -13,9 +13,11 @@ const PERSONAL_DOMAINS = new Set<string>([
  * as the gateway keeps it: lower-cased, once, in `acceptSubmission`.
  */
 export function isWorkEmail(email: string): boolean {
-  const labels = email.slice(email.lastIndexOf('@') + 1).split('.');
-  for (let i = 0; i < labels.length - 1; i++) {
-    if (PERSONAL_DOMAINS.has(labels.slice(i).join('.'))) return false;
+  // The domain, then each of its suffixes of two labels or more (`a.b.c`, `b.c`), without splitting it.
+  let domain = email.slice(email.lastIndexOf('@') + 1);
+  for (let dot = domain.indexOf('.'); dot !== -1; dot = domain.indexOf('.')) {
+    if (PERSONAL_DOMAINS.has(domain)) return false;
+    domain = domain.slice(dot + 1);
   }
   return true;
 }
