@@ -27,7 +27,7 @@ type LocalS3 = import('@forms/local-services').LocalS3;
 const { createLogger } = await import('@forms/observability');
 const { stopOnSignals } = await import('@forms/runtime');
 const { parseEnv, redisSettings, SHARED_ENV_ENTRIES } = await import('@forms/schemas');
-const { loadConfig: loadWorkerConfig, lockDataDir, startWorker, writeLocalS3Settings } = await import('@forms/worker');
+const { loadConfig: loadWorkerConfig, lockDataDir, startWorker, writeLocalSettings } = await import('@forms/worker');
 const v = await import('valibot');
 
 // Only what the launcher itself decides on; each app parses the whole environment again, strictly.
@@ -80,8 +80,6 @@ async function resolveS3(): Promise<{ env: Record<string, string>; local?: Local
     AWS_ACCESS_KEY_ID: local.accessKeyId,
     AWS_SECRET_ACCESS_KEY: local.secretAccessKey,
   };
-  // For `ops erase` beside it, which reads the same DATA_DIR: without these it could not reach the CVs.
-  writeLocalS3Settings(dataDir, s3Env);
   return { env: s3Env, local };
 }
 
@@ -137,7 +135,10 @@ const redis = await resolveRedis();
 started.redis = redis;
 const s3 = await resolveS3();
 started.s3 = s3;
-const shared = { ...process.env, ...loopback, ...redis.env, DATA_DIR: dataDir, ...s3.env, ...resolveErasureKey() };
+const chosen = { ...redis.env, ...s3.env, ...resolveErasureKey() };
+// What was chosen here, for `pnpm ops` run beside it on the same DATA_DIR (apps/worker/src/local-settings.ts).
+writeLocalSettings(dataDir, chosen);
+const shared = { ...process.env, ...loopback, DATA_DIR: dataDir, ...chosen };
 const worker = await startWorker(loadWorkerConfig(shared), logger.child({ app: 'worker' }));
 started.worker = worker;
 const gateway = await startGateway(loadGatewayConfig(shared), logger.child({ app: 'gateway' }));

@@ -7,7 +7,7 @@ import {
   SHARED_ENV_ENTRIES,
   sharedSettings,
 } from '@forms/schemas';
-import { loadConfig as loadWorkerConfig, readLocalS3Settings, type WorkerConfig } from '@forms/worker';
+import { loadConfig as loadWorkerConfig, type WorkerConfig, withLocalSettings } from '@forms/worker';
 import * as v from 'valibot';
 
 const EnvSchema = v.object({
@@ -29,14 +29,15 @@ export type OpsConfig = Readonly<{
   keys: ReturnType<typeof opsKeys>;
   /**
    * The worker's own configuration (its CRM, bucket and ERASURE_KEY), read from the same environment
-   * when `ops erase` needs it, and only then: the other commands never touch the CRM. Without S3_BUCKET,
-   * the local S3 a `pnpm start` on the same DATA_DIR runs, when there is one (its `local-s3.json`).
+   * when `ops erase` needs it, and only then: the other commands never touch the CRM.
    */
   worker: () => WorkerConfig;
 }>;
 
 /** Reads the queue's Redis and name exactly as the apps do (one shared schema); a bad value names the variable. */
-export function loadConfig(env: Record<string, string | undefined>): OpsConfig {
+export function loadConfig(given: Record<string, string | undefined>): OpsConfig {
+  // Beside a `pnpm start`, what it chose (its Redis, local S3 and ERASURE_KEY) where nothing is set.
+  const env = withLocalSettings(given);
   const e = parseEnv(EnvSchema, env);
   const { redis, queueName } = sharedSettings(e);
   return Object.freeze({
@@ -45,7 +46,7 @@ export function loadConfig(env: Record<string, string | undefined>): OpsConfig {
     airtableBaseId: e.AIRTABLE_BASE_ID,
     actor: e.OPS_ACTOR ?? osUser(),
     keys: opsKeys(redis, queueName),
-    worker: () => loadWorkerConfig(env.S3_BUCKET ? env : { ...env, ...readLocalS3Settings(env.DATA_DIR ?? '.data') }),
+    worker: () => loadWorkerConfig(env),
   });
 }
 

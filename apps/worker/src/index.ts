@@ -21,6 +21,7 @@ export { type Database, openDatabase, openPglite, openPostgres } from './db/data
 export { lockDataDir } from './db/lock-data-dir.ts';
 export { migrate } from './db/migrate.ts';
 export { deliverSubmission } from './handlers/deliver-submission.ts';
+export { withLocalSettings, writeLocalSettings } from './local-settings.ts';
 export {
   EraseIncomplete,
   EraseOutOfReach,
@@ -38,6 +39,5 @@ export {
 } from './privacy/schedule-cv-retention.ts';
 export { serveMetrics } from './serve-metrics.ts';
 export { openCrm, type RunningWorker, startWorker } from './start-worker.ts';
-export { readLocalS3Settings, writeLocalS3Settings } from './storage/local-s3-settings.ts';
 export { createWorker } from './worker.ts';
 export { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';
