@@ -39,6 +39,7 @@ const env = parseEnv(
     HOST: v.optional(v.string(), '127.0.0.1'),
     METRICS_HOST: v.optional(v.string(), '127.0.0.1'),
     ERASURE_KEY: v.optional(v.string()),
+    ID_KEY: v.optional(v.string()),
   }),
   process.env,
 );
@@ -83,18 +84,22 @@ async function resolveS3(): Promise<{ env: Record<string, string>; local?: Local
   return { env: s3Env, local };
 }
 
-/** ERASURE_KEY as set, else one made once and kept in DATA_DIR/erasure-key (owner-only), like the data. */
-function resolveErasureKey(): Record<string, string> {
-  if (env.ERASURE_KEY) return {};
-  const file = `${dataDir}/erasure-key`;
+/**
+ * A secret as set, else one made once and kept in DATA_DIR/<file> (owner-only), like the data: ERASURE_KEY
+ * (tombstone names) and ID_KEY (ids derived from emails and Idempotency-Keys) must not change between
+ * starts, and an unset ID_KEY would make contact ids testable against a guessed email.
+ */
+function resolveLocalKey(name: 'ERASURE_KEY' | 'ID_KEY', file: string): Record<string, string> {
+  if (env[name]) return {};
+  const path = `${dataDir}/${file}`;
   try {
-    return { ERASURE_KEY: readFileSync(file, 'utf8').trim() };
+    return { [name]: readFileSync(path, 'utf8').trim() };
   } catch {
     mkdirSync(dataDir, { recursive: true });
     const key = randomBytes(32).toString('base64url');
-    writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
-    logger.info({ file }, 'made a local ERASURE_KEY (kept for the next starts)');
-    return { ERASURE_KEY: key };
+    writeFileSync(path, `${key}\n`, { mode: 0o600, flag: 'wx' });
+    logger.info({ file: path }, `made a local ${name} (kept for the next starts)`);
+    return { [name]: key };
   }
 }
 
@@ -135,7 +140,12 @@ const redis = await resolveRedis();
 started.redis = redis;
 const s3 = await resolveS3();
 started.s3 = s3;
-const chosen = { ...redis.env, ...s3.env, ...resolveErasureKey() };
+const chosen = {
+  ...redis.env,
+  ...s3.env,
+  ...resolveLocalKey('ERASURE_KEY', 'erasure-key'),
+  ...resolveLocalKey('ID_KEY', 'id-key'),
+};
 // What was chosen here, for `pnpm ops` run beside it on the same DATA_DIR (apps/worker/src/local-settings.ts).
 writeLocalSettings(dataDir, chosen);
 const shared = { ...process.env, ...loopback, DATA_DIR: dataDir, ...chosen };
