@@ -27,7 +27,7 @@ type LocalS3 = import('@forms/local-services').LocalS3;
 const { createLogger } = await import('@forms/observability');
 const { stopOnSignals } = await import('@forms/runtime');
 const { parseEnv, redisSettings, SHARED_ENV_ENTRIES } = await import('@forms/schemas');
-const { loadConfig: loadWorkerConfig, lockDataDir, startWorker } = await import('@forms/worker');
+const { loadConfig: loadWorkerConfig, lockDataDir, startWorker, writeLocalSettings } = await import('@forms/worker');
 const v = await import('valibot');
 
 // Only what the launcher itself decides on; each app parses the whole environment again, strictly.
@@ -39,6 +39,7 @@ const env = parseEnv(
     HOST: v.optional(v.string(), '127.0.0.1'),
     METRICS_HOST: v.optional(v.string(), '127.0.0.1'),
     ERASURE_KEY: v.optional(v.string()),
+    ID_KEY: v.optional(v.string()),
   }),
   process.env,
 );
@@ -73,30 +74,32 @@ async function resolveS3(): Promise<{ env: Record<string, string>; local?: Local
   const dir = `${dataDir}/s3`;
   const local = await startLocalS3({ dir, port: 4568 }).catch(() => startLocalS3({ dir }));
   logger.info({ endpoint: local.endpoint, dir }, 'started a local S3-compatible server (s3rver) for CVs');
-  return {
-    env: {
-      S3_ENDPOINT: local.endpoint,
-      S3_BUCKET: 'cvs',
-      S3_FORCE_PATH_STYLE: 'true',
-      AWS_ACCESS_KEY_ID: local.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: local.secretAccessKey,
-    },
-    local,
+  const s3Env = {
+    S3_ENDPOINT: local.endpoint,
+    S3_BUCKET: 'cvs',
+    S3_FORCE_PATH_STYLE: 'true',
+    AWS_ACCESS_KEY_ID: local.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: local.secretAccessKey,
   };
+  return { env: s3Env, local };
 }
 
-/** ERASURE_KEY as set, else one made once and kept in DATA_DIR/erasure-key (owner-only), like the data. */
-function resolveErasureKey(): Record<string, string> {
-  if (env.ERASURE_KEY) return {};
-  const file = `${dataDir}/erasure-key`;
+/**
+ * A secret as set, else one made once and kept in DATA_DIR/<file> (owner-only), like the data: ERASURE_KEY
+ * (tombstone names) and ID_KEY (ids derived from emails and Idempotency-Keys) must not change between
+ * starts, and an unset ID_KEY would make contact ids testable against a guessed email.
+ */
+function resolveLocalKey(name: 'ERASURE_KEY' | 'ID_KEY', file: string): Record<string, string> {
+  if (env[name]) return {};
+  const path = `${dataDir}/${file}`;
   try {
-    return { ERASURE_KEY: readFileSync(file, 'utf8').trim() };
+    return { [name]: readFileSync(path, 'utf8').trim() };
   } catch {
     mkdirSync(dataDir, { recursive: true });
     const key = randomBytes(32).toString('base64url');
-    writeFileSync(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
-    logger.info({ file }, 'made a local ERASURE_KEY (kept for the next starts)');
-    return { ERASURE_KEY: key };
+    writeFileSync(path, `${key}\n`, { mode: 0o600, flag: 'wx' });
+    logger.info({ file: path }, `made a local ${name} (kept for the next starts)`);
+    return { [name]: key };
   }
 }
 
@@ -137,7 +140,15 @@ const redis = await resolveRedis();
 started.redis = redis;
 const s3 = await resolveS3();
 started.s3 = s3;
-const shared = { ...process.env, ...loopback, ...redis.env, DATA_DIR: dataDir, ...s3.env, ...resolveErasureKey() };
+const chosen = {
+  ...redis.env,
+  ...s3.env,
+  ...resolveLocalKey('ERASURE_KEY', 'erasure-key'),
+  ...resolveLocalKey('ID_KEY', 'id-key'),
+};
+// What was chosen here, for `pnpm ops` run beside it on the same DATA_DIR (apps/worker/src/local-settings.ts).
+writeLocalSettings(dataDir, chosen);
+const shared = { ...process.env, ...loopback, DATA_DIR: dataDir, ...chosen };
 const worker = await startWorker(loadWorkerConfig(shared), logger.child({ app: 'worker' }));
 started.worker = worker;
 const gateway = await startGateway(loadGatewayConfig(shared), logger.child({ app: 'gateway' }));

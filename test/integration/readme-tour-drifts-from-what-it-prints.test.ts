@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@forms/local-services';
-import { afterAll, expect, inject, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { REPO_ROOT, readDoc } from '../support/docs.ts';
 import { sleep } from '../support/wait.ts';
 
@@ -85,10 +85,11 @@ afterAll(async () => {
 
 it('the README tour prints what it shows', async () => {
   const port = await freePort();
+  // As a user runs it: no Redis named, so `pnpm start` starts its own in DATA_DIR and `pnpm ops` finds it
+  // there (local.json); only the data folder and the port are the test's own.
+  const { REDIS_URL: _r, REDIS_CLUSTER_NODES: _c, DATABASE_URL: _d, QUEUE_NAME: _q, ...inherited } = process.env;
   const env = {
-    ...process.env,
-    REDIS_URL: inject('redisUrl'),
-    QUEUE_NAME: `tour-${port}`,
+    ...inherited,
     DATA_DIR: dataDir,
     PORT: String(port),
     LOG_LEVEL: 'info',

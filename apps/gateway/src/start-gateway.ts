@@ -27,6 +27,10 @@ export async function startGateway(
     },
   }: { onFatal?: (err: Error) => void } = {},
 ): Promise<RunningGateway> {
+  if (!config.idKey)
+    logger.warn(
+      'gateway: ID_KEY is not set: contact ids are derived from the email without a secret, so a guessed email can be tested against one; set ID_KEY (docs/configuration.md)',
+    );
   const redis = createProducerRedis(config.redis);
   redis.on('error', (err) => logger.debug({ err }, 'gateway redis error'));
   const queue = createSubmissionQueue(config.queueName, redis, config.redis.prefix);

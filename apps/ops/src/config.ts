@@ -7,7 +7,7 @@ import {
   SHARED_ENV_ENTRIES,
   sharedSettings,
 } from '@forms/schemas';
-import { loadConfig as loadWorkerConfig, type WorkerConfig } from '@forms/worker';
+import { loadConfig as loadWorkerConfig, type WorkerConfig, withLocalSettings } from '@forms/worker';
 import * as v from 'valibot';
 
 const EnvSchema = v.object({
@@ -35,7 +35,9 @@ export type OpsConfig = Readonly<{
 }>;
 
 /** Reads the queue's Redis and name exactly as the apps do (one shared schema); a bad value names the variable. */
-export function loadConfig(env: Record<string, string | undefined>): OpsConfig {
+export function loadConfig(given: Record<string, string | undefined>): OpsConfig {
+  // Beside a `pnpm start`, what it chose (its Redis, local S3 and ERASURE_KEY) where nothing is set.
+  const env = withLocalSettings(given);
   const e = parseEnv(EnvSchema, env);
   const { redis, queueName } = sharedSettings(e);
   return Object.freeze({

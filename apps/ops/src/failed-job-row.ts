@@ -18,8 +18,8 @@ export type FailedJobRow = {
 };
 
 export function failedJobRow(job: Job, now = Date.now()): FailedJobRow {
-  const data = job.data as { recordId?: string; kind?: string };
-  const reason = scrubPii(job.failedReason ?? '');
+  const data = job.data as { recordId?: string; kind?: string; data?: unknown };
+  const reason = scrubPii(job.failedReason ?? '', data?.data);
   const { status, code } = failureCode(reason);
   return {
     id: String(job.id),

@@ -1,3 +1,4 @@
+import { scrubPii } from '@forms/observability';
 import { RECORD_INDEX_MAX, RECORD_INDEX_TTL_MS, recordIndexKey } from '@forms/schemas';
 import type { Job, Worker } from 'bullmq';
 import type { Logger } from 'pino';
@@ -85,7 +86,8 @@ export function observeJobs(
         kind,
         attemptsMade: job.attemptsMade,
         final,
-        err: err.message,
+        // The job's own values first (a CRM or database may quote any of them), then what the logger scrubs.
+        err: scrubPii(err.message, (job.data as { data?: unknown } | undefined)?.data),
       },
       final ? 'delivery failed for good: in the failed set' : 'delivery failed; will retry',
     );

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tokenMatches } from '@forms/observability';
 import { boundUrl } from '@forms/runtime';
 import type { Registry } from 'prom-client';
-import { EraseRefused } from './privacy/erase-person.ts';
+import { EraseIncomplete, EraseOutOfReach, EraseRefused } from './privacy/erase-person.ts';
 import type { Eraser } from './privacy/open-eraser.ts';
 
 /** An erase request's body is one address and a flag: anything past this is not one. */
@@ -102,6 +102,11 @@ async function answerErase(req: IncomingMessage, res: ServerResponse, eraser: Er
   try {
     send(200, await eraser.erase(body.email, { dryRun: body.dryRun === true }));
   } catch (err) {
+    // A store out of reach (nothing changed), or a stop half-way (by store; the same erase again finishes it).
+    if (err instanceof EraseOutOfReach)
+      return send(503, { error: 'ERASURE_STORE_UNREACHABLE', message: err.message, store: err.store });
+    if (err instanceof EraseIncomplete)
+      return send(503, { error: 'ERASURE_INCOMPLETE', message: err.message, stores: err.stores });
     if (!(err instanceof EraseRefused)) return send(500, { error: 'INTERNAL_ERROR', message: 'erase failed' });
     if (err.field) return send(400, { error: 'INVALID_EMAIL', message: err.message, field: err.field });
     send(503, { error: 'ERASURE_NOT_CONFIGURED', message: err.message });

@@ -22,6 +22,7 @@ export * from './max-code-points.ts';
 export * from './mcp.ts';
 export * from './openapi.ts';
 export * from './ops-keys.ts';
+export * from './parse-job-payload.ts';
 export * from './partner-webinar.ts';
 export * from './redis-settings.ts';
 export * from './responses.ts';

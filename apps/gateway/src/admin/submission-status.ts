@@ -35,7 +35,9 @@ export async function submissionStatus(
     Promise.all(
       jobs.map(async (job) => {
         const status = toSubmissionStatus(job, await job.getState());
-        return status.lastError ? { ...status, lastError: scrubPii(status.lastError) } : status;
+        return status.lastError
+          ? { ...status, lastError: scrubPii(status.lastError, (job.data as { data?: unknown } | undefined)?.data) }
+          : status;
       }),
     ),
   );

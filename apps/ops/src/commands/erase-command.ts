@@ -25,7 +25,8 @@ export function eraseCommand(ctx: CliContext): Command {
   return withExitCodes(new Command('erase'), {
     ok: 'erased, or counted with --dry-run; nothing left to erase (erased before) included',
     failed:
-      'a job of theirs still running after --wait (run it again once it ends), or Redis, the CRM or the bucket unreachable',
+      'a job of theirs still running after --wait (run it again once it ends); Redis, the CRM or the bucket out of reach ' +
+      '(its setting named; nothing changed); a stop half-way (by store; run it again)',
     usage: 'no ERASURE_KEY, an address that is not one, not confirmed',
   })
     .description('erase one person everywhere, by email (asks first; --yes to skip; --dry-run to count only)')

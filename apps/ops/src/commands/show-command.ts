@@ -31,8 +31,8 @@ export function showCommand(ctx: CliContext): Command {
               readReplayHistory(redis, queue, String(job.id)),
             ]);
             const status = toSubmissionStatus(job, state);
-            const clean = (text: string) => (options.reveal ? text : scrubPii(text));
             const data = (job.data as { data?: unknown }).data;
+            const clean = (text: string) => (options.reveal ? text : scrubPii(text, data));
             return {
               ...status,
               ...(status.lastError ? { lastError: clean(status.lastError) } : {}),

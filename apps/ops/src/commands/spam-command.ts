@@ -1,5 +1,5 @@
 import { maskPii } from '@forms/observability';
-import { JOB_OPTIONS, type JobPayload, jobNameFor } from '@forms/schemas';
+import { JOB_OPTIONS, type JobPayload, jobNameFor, parseJobPayload } from '@forms/schemas';
 import {
   auditAction,
   type CliContext,
@@ -45,13 +45,14 @@ export function spamCommand(ctx: CliContext): Command {
           const total = await open.redis.zcard(spamIndex);
           const entries = await open.redis.zrevrange(spamIndex, 0, options.limit - 1, 'WITHSCORES');
           const ids = entries.filter((_, i) => i % 2 === 0);
-          const payloads = await readPayloads(ctx, open, ids);
+          const { payloads, malformed } = await readPayloads(ctx, open, ids);
           return {
             count: total,
             rows: ids.map((id, i) => ({
               id,
               kind: payloads.get(id)?.kind,
               acceptedAt: payloads.get(id)?.acceptedAt,
+              ...(malformed.has(id) ? { malformed: malformed.get(id) } : {}),
               quarantinedAt: new Date(Number(entries[i * 2 + 1])).toISOString(),
               ageSeconds: Math.round((now - Number(entries[i * 2 + 1])) / 1000),
             })),
@@ -60,7 +61,10 @@ export function spamCommand(ctx: CliContext): Command {
         if (options.json) return printJson(ctx, { count, listed: rows.length, submissions: rows });
         if (count === 0) return print(ctx, 'the quarantine is empty');
         for (const r of rows)
-          print(ctx, `${r.id}  ${(r.kind ?? '?').padEnd(17)}  ${formatAge(r.ageSeconds).padStart(6)}`);
+          print(
+            ctx,
+            `${r.id}  ${(r.kind ?? '?').padEnd(17)}  ${formatAge(r.ageSeconds).padStart(6)}${r.malformed ? `  malformed: ${r.malformed}` : ''}`,
+          );
         if (rows.length < count) print(ctx, `… ${count - rows.length} more (raise --limit to list them)`);
       }),
   );
@@ -68,14 +72,21 @@ export function spamCommand(ctx: CliContext): Command {
   sub(
     withExitCodes(new Command('show'), {
       ok: 'shown',
-      failed: 'not in the quarantine (released, purged, expired or never caught), or Redis unreachable',
+      failed: 'not in the quarantine (released, purged, expired or never caught), malformed, or Redis unreachable',
     })
       .description('one quarantined submission, its personal fields masked unless --reveal')
       .argument('<id>', 'a submission id (sub_…) from `spam list`')
       .option('--reveal', 'show email, phone and names unmasked (mind who is watching)')
       .addOption(jsonOption())
       .action(async (id: string, options: { json?: boolean; reveal?: boolean }) => {
-        const payload = await withQueue(ctx, async (open) => (await readPayloads(ctx, open, [id])).get(id));
+        const read = await withQueue(ctx, (open) => readPayloads(ctx, open, [id]));
+        const problem = read.malformed.get(id);
+        if (problem) {
+          process.exitCode = 1;
+          if (options.json) return printJson(ctx, { id, found: true, malformed: problem });
+          return print(ctx, `quarantined submission ${id} is malformed (${problem}): purge it`);
+        }
+        const payload = read.payloads.get(id);
         if (!payload) {
           process.exitCode = 1;
           if (options.json) return printJson(ctx, { id, found: false });
@@ -93,7 +104,8 @@ export function spamCommand(ctx: CliContext): Command {
     withExitCodes(new Command('release'), {
       ok: 'every id is released now or was already (its job is in the queue: twice is harmless)',
       failed:
-        'an id neither in the quarantine nor in the queue (purged, expired or never caught), or Redis unreachable',
+        'an id neither in the quarantine nor in the queue (purged, expired or never caught), a malformed entry ' +
+        '(never released), or Redis unreachable',
     })
       .description('queue quarantined submissions for the CRM under their own ids (twice is harmless)')
       .argument('<ids...>', 'submission ids from `spam list`')
@@ -101,7 +113,7 @@ export function spamCommand(ctx: CliContext): Command {
       .action(async (ids: string[], options: { json?: boolean }) => {
         const result = await withQueue(ctx, async (open) => {
           const { spamIndex, spamData } = ctx.config().keys;
-          const payloads = await readPayloads(ctx, open, ids);
+          const { payloads, malformed } = await readPayloads(ctx, open, ids);
           const found = ids.filter((id) => payloads.has(id));
           const audit = await auditAction(ctx, open, { action: 'spam release', filter: { ids }, jobIds: found });
           const released: string[] = [];
@@ -123,31 +135,35 @@ export function spamCommand(ctx: CliContext): Command {
             throw err;
           }
           // Not in the quarantine: released before when the queue holds its job (the state asked for holds),
-          // else missing (never quarantined, purged, expired, or delivered so long ago its job is gone).
+          // else missing (never quarantined, purged, expired, or delivered so long ago its job is gone). A
+          // malformed entry is neither: it is there, and never released.
           const alreadyReleased: string[] = [];
           const missing: string[] = [];
-          for (const id of ids.filter((id) => !payloads.has(id)))
+          for (const id of ids.filter((id) => !payloads.has(id) && !malformed.has(id)))
             ((await open.queue.getJob(id)) ? alreadyReleased : missing).push(id);
           await audit.complete({
             outcome: 'ok',
             count: released.length,
-            detail: { alreadyReleased: alreadyReleased.length, missing: missing.length },
+            detail: { alreadyReleased: alreadyReleased.length, missing: missing.length, malformed: malformed.size },
           });
-          return { released, alreadyReleased, missing };
+          return { released, alreadyReleased, missing, malformed: Object.fromEntries(malformed) };
         });
-        if (result.missing.length > 0) process.exitCode = 1;
+        const malformed = Object.entries(result.malformed);
+        if (result.missing.length > 0 || malformed.length > 0) process.exitCode = 1;
         const counts = {
           released: result.released.length,
           alreadyReleased: result.alreadyReleased.length,
           missing: result.missing.length,
+          malformed: malformed.length,
         };
         if (options.json) return printJson(ctx, { ...counts, ids: result });
         print(
           ctx,
-          `released ${counts.released}, already released ${counts.alreadyReleased}, missing ${counts.missing}`,
+          `released ${counts.released}, already released ${counts.alreadyReleased}, missing ${counts.missing}, malformed ${counts.malformed}`,
         );
         for (const id of result.missing)
           print(ctx, `  missing ${id}: neither in the quarantine nor in the queue (purged, expired, or never caught)`);
+        for (const [id, problem] of malformed) print(ctx, `  malformed ${id}: ${problem}; not released (purge it)`);
       }),
   );
 
@@ -194,16 +210,28 @@ export function spamCommand(ctx: CliContext): Command {
   return spam;
 }
 
-/** The quarantined payloads of `ids` that are still there (HMGET a page at a time). */
-async function readPayloads(ctx: CliContext, { redis }: OpenQueue, ids: string[]): Promise<Map<string, JobPayload>> {
-  const found = new Map<string, JobPayload>();
+/**
+ * The quarantined payloads of `ids` that are still there (HMGET a page at a time), each read through the job
+ * catalog's schema: one that does not parse (hand-edited, or written by another version) is reported as
+ * malformed with what is wrong, never cast to a payload, released into the queue, nor left to crash a command.
+ */
+async function readPayloads(
+  ctx: CliContext,
+  { redis }: OpenQueue,
+  ids: string[],
+): Promise<{ payloads: Map<string, JobPayload>; malformed: Map<string, string> }> {
+  const payloads = new Map<string, JobPayload>();
+  const malformed = new Map<string, string>();
   for (let i = 0; i < ids.length; i += PAGE) {
     const page = ids.slice(i, i + PAGE);
     if (page.length === 0) continue;
     const values = await redis.hmget(ctx.config().keys.spamData, ...page);
     page.forEach((id, j) => {
-      if (values[j]) found.set(id, JSON.parse(values[j]!) as JobPayload);
+      if (!values[j]) return;
+      const read = parseJobPayload(values[j]!);
+      if ('payload' in read) payloads.set(id, read.payload);
+      else malformed.set(id, read.problem);
     });
   }
-  return found;
+  return { payloads, malformed };
 }

@@ -28,7 +28,12 @@ export type DeliveryResult = { crmRecordId: string };
 /** A person to erase: the lower-cased address, and every submission id the queue still knew for it. */
 export type ErasureTarget = { email: string; submissionIds: readonly string[] };
 
-export type ErasedRecords = { records: number; submissionIds: string[] };
+export type ErasedRecords = {
+  records: number;
+  submissionIds: string[];
+  /** How many of the records name a CV object (erase needs the bucket when any does). */
+  cvRecords: number;
+};
 
 /**
  * The one interface every CRM driver implements. `deliver` must be an idempotent upsert keyed by

@@ -31,13 +31,13 @@ export function createPostgresCrm(
       const submissions = 'FROM submissions WHERE lower(email) = $1 OR id = ANY($2::text[])';
       if (dryRun) {
         const counted = await db.query<{ n: number }>(`SELECT count(*)::int AS n ${contacts}`, [email]);
-        const rows = await db.query<{ id: string }>(`SELECT id ${submissions}`, [email, ids]);
-        return { records: counted.rows[0]!.n + rows.rows.length, submissionIds: rows.rows.map((r) => r.id) };
+        const rows = await db.query<Erased>(`SELECT id, cv_key ${submissions}`, [email, ids]);
+        return erased(counted.rows[0]!.n, rows.rows);
       }
       return db.transaction(async (tx) => {
         const gone = await tx.query(`DELETE ${contacts} RETURNING 1`, [email]);
-        const rows = await tx.query<{ id: string }>(`DELETE ${submissions} RETURNING id`, [email, ids]);
-        return { records: gone.rows.length + rows.rows.length, submissionIds: rows.rows.map((r) => r.id) };
+        const rows = await tx.query<Erased>(`DELETE ${submissions} RETURNING id, cv_key`, [email, ids]);
+        return erased(gone.rows.length, rows.rows);
       });
     },
     async clearCvLinks(submissionIds) {
@@ -71,6 +71,16 @@ async function writeBatch(db: Database, submissions: readonly DeliveredSubmissio
   if ('outcomes' in first) return first.outcomes;
   if (submissions.length > 1 && causedByRows(first.error)) return isolate(db, submissions);
   return failAll(first.error, submissions);
+}
+
+type Erased = { id: string; cv_key: string | null };
+
+function erased(contacts: number, submissions: Erased[]) {
+  return {
+    records: contacts + submissions.length,
+    submissionIds: submissions.map((r) => r.id),
+    cvRecords: submissions.filter((r) => r.cv_key !== null).length,
+  };
 }
 
 /**

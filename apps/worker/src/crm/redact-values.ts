@@ -13,22 +13,5 @@ export const REDACTED = '[redacted]';
  * made: `apiError` in the Airtable client, and the Postgres driver.
  */
 export function redactValues(message: string, values: unknown): string {
-  const strings = [...collectStrings(values, 0)].filter((s) => s.length >= 2).sort((a, b) => b.length - a.length);
-  let out = message;
-  for (const value of strings) {
-    // Only where the value stands whole: redacting "mid" must not turn "middle" into "[redacted]dle".
-    const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])${escapeRegExp(value)}(?![\\p{L}\\p{N}_])`, 'gu');
-    out = out.replace(pattern, REDACTED);
-  }
-  return scrubPii(out);
-}
-
-function* collectStrings(value: unknown, depth: number): Generator<string> {
-  if (typeof value === 'string') yield value;
-  else if (depth < 8 && value !== null && typeof value === 'object')
-    for (const item of Object.values(value)) yield* collectStrings(item, depth + 1);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return scrubPii(message, values);
 }

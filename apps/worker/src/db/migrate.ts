@@ -7,16 +7,22 @@ import type { Database } from './database.ts';
 const MIGRATIONS_DIR = ['../../migrations/', '../migrations/']
   .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
   .find((dir) => existsSync(dir))!;
-// Any constant works; it keeps two workers starting together from applying the same file twice.
+// Any constant works; it keeps workers starting together from creating the table or applying a file twice.
 const MIGRATION_LOCK = 727_274_001;
 
 /** Applies every `migrations/*.sql` not yet recorded, in name order, each in its own transaction. */
 export async function migrate(db: Database, dir = MIGRATIONS_DIR): Promise<string[]> {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.sql')).sort();
   const applied: string[] = [];
-  await db.exec(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-  );
+  // Under the lock too: `CREATE TABLE IF NOT EXISTS` is not safe against itself. Two workers starting together
+  // on a fresh database both passed the check, and one failed with `duplicate key value violates unique
+  // constraint "pg_type_typname_nsp_index"` (test/integration/simultaneous-worker-starts-race-the-migrations-table).
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await tx.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+  });
   for (const name of files) {
     const sql = await readFile(`${dir}/${name}`, 'utf8');
     await db.transaction(async (tx) => {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { ObjectStorage } from '@forms/object-storage';
+import { scrubPii } from '@forms/observability';
 import { recordOpsAction } from '@forms/runtime';
 import {
   AUDIT_MAX_ENTRIES,
@@ -75,15 +76,57 @@ export function erasableAddress(address: string): string {
 }
 
 /**
+ * A store that may hold the person is out of reach (its setting missing here, or it does not answer):
+ * nothing was changed. `ops erase` exits 1 with the message; the admin route answers 503.
+ */
+export class EraseOutOfReach extends Error {
+  override name = 'EraseOutOfReach';
+  constructor(
+    readonly store: Store,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * An erase that stopped half-way: what became of each store. The tombstone is down, so nothing of the
+ * person is delivered meanwhile; the same erase run again finishes the job (stores are erased in the order
+ * bucket, CRM, Redis, so the ids that find the CV objects and the records go last).
+ */
+export class EraseIncomplete extends Error {
+  override name = 'EraseIncomplete';
+  constructor(readonly stores: Record<Store, string>) {
+    super(
+      `erase stopped half-way (${Object.entries(stores)
+        .map(([store, outcome]) => `${store}: ${outcome}`)
+        .join('; ')}); nothing of theirs is delivered meanwhile: run the same erase again`,
+    );
+  }
+}
+
+type Store = 'bucket' | 'CRM' | 'Redis';
+
+/** What a missing bucket setting is: the worker's own variables, or its route. */
+const NO_BUCKET =
+  'their records or jobs name a CV, and no bucket is configured here: set S3_BUCKET (and S3_ENDPOINT, ' +
+  "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) as the worker has them, or use the worker's erase route " +
+  '(POST /admin/erase); nothing was changed';
+
+/**
  * Erases one person, found by address, from every store: jobs in every state, the spam quarantine, the
- * idempotency records, the contact and recordId indexes, the CRM and the CV objects. Order matters:
- * 1. the audit trail's `started` entry (with the keyed hash, never the address), then the tombstone, so
+ * idempotency records, the contact and recordId indexes, the CRM and the CV objects. All or nothing per
+ * store, and honest:
+ * 1. reads every store that may hold them (Redis, the CRM, and the bucket when one is configured or any of
+ *    their records or jobs names a CV); one out of reach refuses the erase (`EraseOutOfReach`) before
+ *    anything changes. A dry run stops here with the counts;
+ * 2. the audit trail's `started` entry (with the keyed hash, never the address), then the tombstone, so
  *    from here on the worker refuses any job for the address accepted before now;
- * 2. jobs and Redis records go; an active job (past the tombstone check already) is waited for, up to
- *    `activeWaitMs`, then removed, so its CRM write lands before the CRM erase below, not after;
- * 3. the CRM records and the CV objects (by submission id, from the queue and from the CRM itself);
- * 4. the `completed` audit entry with the counts.
- * With `dryRun` it only reads (the CRM and storage included) and counts what it would remove.
+ * 3. their active jobs (past the tombstone check already) are waited for, up to `activeWaitMs`, so a CRM
+ *    write in flight lands before the CRM erase below, not after;
+ * 4. the CV objects, the CRM records, then jobs and Redis records: the ids that find the objects and the
+ *    records go last, so a failure half-way (`EraseIncomplete`, by store) leaves what a second run needs;
+ * 5. the `completed` audit entry with the counts.
  */
 export async function erasePerson(
   deps: EraseDeps,
@@ -97,34 +140,42 @@ export async function erasePerson(
   const submission = submissionKeys(settings, queueName);
   const ops = opsKeys(settings, queueName);
 
-  const jobs = await findJobs(queue, email);
-  const quarantined = await findQuarantined(redis, ops.spamData, email);
-  const contactKey = submission.contact(email);
-  const contactId = await redis.get(contactKey);
-  const knownIds = new Set([...jobs.map((j) => String(j.id)), ...quarantined]);
-  const idempotency = await findIdempotencyRecords(redis, submission.idempotencyPattern, knownIds, contactId);
-  const indexKeys = [contactKey, ...(contactId ? [recordIndexKey(queueName, contactId)] : [])];
-  // One key at a time: on a cluster the two indexes hash to different slots.
-  let indexCount = 0;
-  if (dryRun) for (const key of indexKeys) indexCount += await redis.exists(key);
+  const found = await reach('Redis', async () => {
+    const jobs = await findJobs(queue, email);
+    const quarantined = await findQuarantined(redis, ops.spamData, email);
+    const contactKey = submission.contact(email);
+    const contactId = await redis.get(contactKey);
+    const knownIds = new Set([...jobs.map((j) => String(j.id)), ...quarantined.map((q) => q.id)]);
+    const idempotency = await findIdempotencyRecords(redis, submission.idempotencyPattern, knownIds, contactId);
+    const indexKeys = [contactKey, ...(contactId ? [recordIndexKey(queueName, contactId)] : [])];
+    // One key at a time: on a cluster the two indexes hash to different slots.
+    let indexCount = 0;
+    for (const key of indexKeys) indexCount += await redis.exists(key);
+    return { jobs, quarantined, knownIds, idempotency, indexKeys, indexCount };
+  });
+  const { jobs, quarantined, knownIds, idempotency, indexKeys } = found;
+  const target = { email, submissionIds: [...knownIds] };
+  const crmFound = await reach('CRM', () => deps.crm.erase(target, { dryRun: true }));
+  const cvNamed =
+    crmFound.cvRecords > 0 || jobs.some((j) => namesCv(j.job.data)) || quarantined.some((q) => namesCv(q.payload));
+  if (cvNamed && !deps.storage) throw new EraseOutOfReach('bucket', NO_BUCKET);
+  const cvIds = () => [...knownIds, ...crmFound.submissionIds];
+  const objects = await reach('bucket', () => findCvObjects(deps.storage, cvIds()));
   const byState: Record<string, number> = {};
   for (const { state } of jobs) byState[state] = (byState[state] ?? 0) + 1;
 
-  if (dryRun) {
-    const crmFound = await deps.crm.erase({ email, submissionIds: [...knownIds] }, { dryRun: true });
-    const objects = await findCvObjects(deps.storage, [...knownIds, ...crmFound.submissionIds]);
+  if (dryRun)
     return {
       dryRun,
       subject,
       jobs: byState,
       quarantine: quarantined.length,
       idempotencyRecords: idempotency.length,
-      indexKeys: indexCount,
+      indexKeys: found.indexCount,
       crmRecords: crmFound.records,
       cvObjects: objects.length,
       stillActive: [],
     };
-  }
 
   const audit = await recordOpsAction(
     redis,
@@ -132,6 +183,8 @@ export async function erasePerson(
     { actor: deps.actor, action: 'erase', filter: { subject }, jobIds: [...knownIds] },
     { maxEntries: AUDIT_MAX_ENTRIES },
   );
+  const stores: Record<Store, string> = { bucket: 'not reached', CRM: 'not reached', Redis: 'tombstone only' };
+  let store: Store = 'Redis';
   try {
     const erasedAt = now();
     await redis
@@ -139,21 +192,31 @@ export async function erasePerson(
       .set(erasureKeys(settings, queueName).tombstone(subject), String(erasedAt), 'PX', deps.tombstoneDays * 86_400_000)
       .set(erasureKeys(settings, queueName).anyErasure, String(erasedAt), 'NX')
       .exec();
+    await waitForActive(jobs, activeWaitMs);
 
-    const stillActive = await removeJobs(jobs, activeWaitMs);
-    if (quarantined.length > 0)
+    store = 'bucket';
+    // Listed again: a job that was active may have moved its CV from incoming/ to cv/ meanwhile.
+    const cvObjects = await findCvObjects(deps.storage, cvIds());
+    await deleteObjects(deps.storage, cvObjects);
+    stores.bucket = `erased (${cvObjects.length} objects)`;
+
+    store = 'CRM';
+    const crm = await deps.crm.erase(target, { dryRun: false });
+    stores.CRM = `erased (${crm.records} records)`;
+
+    store = 'Redis';
+    const stillActive = await removeJobs(jobs);
+    if (quarantined.length > 0) {
+      const ids = quarantined.map((q) => q.id);
       await redis
         .multi()
-        .zrem(ops.spamIndex, ...quarantined)
-        .hdel(ops.spamData, ...quarantined)
+        .zrem(ops.spamIndex, ...ids)
+        .hdel(ops.spamData, ...ids)
         .exec();
+    }
     for (const key of idempotency) await redis.del(key);
     let indexRemoved = 0;
     for (const key of indexKeys) indexRemoved += await redis.del(key);
-
-    const crm = await deps.crm.erase({ email, submissionIds: [...knownIds] }, { dryRun: false });
-    const objects = await findCvObjects(deps.storage, [...knownIds, ...crm.submissionIds]);
-    await deleteObjects(deps.storage, objects);
     const report: EraseReport = {
       dryRun,
       subject,
@@ -162,7 +225,7 @@ export async function erasePerson(
       idempotencyRecords: idempotency.length,
       indexKeys: indexRemoved,
       crmRecords: crm.records,
-      cvObjects: objects.length,
+      cvObjects: cvObjects.length,
       stillActive,
     };
     await audit.complete({
@@ -172,11 +235,30 @@ export async function erasePerson(
     });
     return report;
   } catch (err) {
+    // Only the error's class in the audit trail and the report: a driver's message may quote a value.
+    stores[store] = `failed (${(err as Error).name}: ${scrubPii((err as Error).message, [email])})`;
     await audit
-      .complete({ outcome: 'failed', count: 0, detail: { error: (err as Error).name } })
+      .complete({ outcome: 'failed', count: 0, detail: { error: (err as Error).name, stores } })
       .catch(() => undefined);
-    throw err;
+    throw new EraseIncomplete(stores);
   }
+}
+
+/** `work`, with a failure turned into EraseOutOfReach naming the store: nothing is changed before this. */
+async function reach<T>(store: Store, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof EraseOutOfReach) throw err;
+    const reason = scrubPii(`${(err as Error).name}: ${(err as Error).message}`);
+    throw new EraseOutOfReach(store, `could not read the ${store} (${reason}); nothing was changed`);
+  }
+}
+
+/** A careers job (or quarantined entry) whose CV was staged in the bucket. */
+function namesCv(payload: unknown): boolean {
+  const data = (payload as { data?: { stagedCv?: unknown } } | undefined)?.data;
+  return typeof data?.stagedCv === 'object' && data.stagedCv !== null;
 }
 
 type FoundJob = { job: Job; id: string; state: string };
@@ -208,32 +290,39 @@ function holdsAddress(payload: unknown, email: string): boolean {
   }
 }
 
-/** Removes jobs; an active one is waited for (bounded), then removed. Answers the ids still active. */
-async function removeJobs(jobs: FoundJob[], activeWaitMs: number): Promise<string[]> {
+/** Waits (bounded, polling each 100 ms) until none of these jobs is active. */
+async function waitForActive(jobs: FoundJob[], activeWaitMs: number): Promise<void> {
   const deadline = Date.now() + activeWaitMs;
-  const pending = [...jobs];
-  const stillActive: string[] = [];
-  // Bounded: every job is tried until the deadline, polling each 100 ms.
-  for (let turn = 0; pending.length > 0 && turn < activeWaitMs / 100 + 2; turn++) {
-    for (const found of pending.splice(0)) {
-      try {
-        await found.job.remove();
-      } catch (err) {
-        const state = await found.job.getState().catch(() => 'unknown');
-        if (state === 'unknown') continue; // gone meanwhile
-        if (state !== 'active') throw err;
-        pending.push(found);
-      }
-    }
-    if (pending.length === 0 || Date.now() > deadline) break;
+  let active = jobs.filter((j) => j.state === 'active');
+  for (let turn = 0; active.length > 0 && turn < activeWaitMs / 100 + 2 && Date.now() < deadline; turn++) {
     await sleep(100);
+    const states = await Promise.all(active.map((j) => j.job.getState()));
+    active = active.filter((_, i) => states[i] === 'active');
   }
-  for (const { id } of pending) stillActive.push(id);
+}
+
+/** Removes jobs; answers the ids still active (waitForActive ran out first), left for a second run. */
+async function removeJobs(jobs: FoundJob[]): Promise<string[]> {
+  const stillActive: string[] = [];
+  for (const found of jobs) {
+    try {
+      await found.job.remove();
+    } catch (err) {
+      const state = await found.job.getState().catch(() => 'unknown');
+      if (state === 'unknown') continue; // gone meanwhile
+      if (state !== 'active') throw err;
+      stillActive.push(found.id);
+    }
+  }
   return stillActive;
 }
 
-async function findQuarantined(redis: Redis | Cluster, dataKey: string, email: string): Promise<string[]> {
-  const ids: string[] = [];
+async function findQuarantined(
+  redis: Redis | Cluster,
+  dataKey: string,
+  email: string,
+): Promise<{ id: string; payload: unknown }[]> {
+  const found: { id: string; payload: unknown }[] = [];
   let cursor = '0';
   // Bounded by the quarantine's own bound (QUARANTINE_MAX): at most that many entries, 500 a call.
   for (let turn = 0; turn < 10_000; turn++) {
@@ -245,12 +334,12 @@ async function findQuarantined(redis: Redis | Cluster, dataKey: string, email: s
       } catch {
         continue;
       }
-      if (holdsAddress(payload, email)) ids.push(flat[i]!);
+      if (holdsAddress(payload, email)) found.push({ id: flat[i]!, payload });
     }
     cursor = next;
     if (cursor === '0') break;
   }
-  return ids;
+  return found;
 }
 
 /** Idempotency records (a day's worth) whose submission is one of the person's, or whose recordId is theirs. */

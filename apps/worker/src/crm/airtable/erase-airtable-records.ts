@@ -26,7 +26,12 @@ export async function eraseAirtableRecords(
     if (field) set.add(field);
     emailFields.set(table, set);
   }
+  // A careers record names its CV (the attachment, the `cv.*` fields) when the mapping keeps one.
+  const careers = mapping.kinds['careers-apply'];
+  const keepsCvs =
+    Object.keys(careers.attachments).length > 0 || Object.keys(careers.fields).some((p) => p.startsWith('cv.'));
   let count = 0;
+  let cvRecords = 0;
   const ids = new Set<string>();
   for (const [table, fields] of emailFields) {
     const byEmail = [...fields].map((f) => `LOWER({${f}})=${formulaText(email)}`);
@@ -40,9 +45,10 @@ export async function eraseAirtableRecords(
         if (typeof value === 'string') ids.add(value);
       }
     }
+    if (keepsCvs && table === careers.table) cvRecords += found.size;
     count += dryRun ? found.size : await records.remove(table, [...found]);
   }
-  return { records: count, submissionIds: [...ids] };
+  return { records: count, submissionIds: [...ids], cvRecords };
 }
 
 /**
