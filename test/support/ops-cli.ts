@@ -15,9 +15,11 @@ export async function runOps(
   env: Record<string, string>,
   { timeoutMs = 60_000 } = {},
 ): Promise<OpsRun> {
+  // Never the run's own DATABASE_URL, as for the apps (spawn-app.ts): a test names the CRM it made.
+  const { DATABASE_URL: _ours, ...inherited } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', OPS_MAIN, ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
+    env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
