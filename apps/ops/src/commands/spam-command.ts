@@ -159,7 +159,7 @@ export function spamCommand(ctx: CliContext): Command {
         if (options.json) return printJson(ctx, { ...counts, ids: result });
         print(
           ctx,
-          `released ${counts.released}, already released ${counts.alreadyReleased}, missing ${counts.missing}, malformed ${counts.malformed}`,
+          `released ${counts.released}, already released ${counts.alreadyReleased}, missing ${counts.missing}${counts.malformed ? `, malformed ${counts.malformed}` : ''}`,
         );
         for (const id of result.missing)
           print(ctx, `  missing ${id}: neither in the quarantine nor in the queue (purged, expired, or never caught)`);
