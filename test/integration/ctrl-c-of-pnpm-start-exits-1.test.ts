@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { freePort } from '@forms/local-services';
-import { afterAll, expect, inject, it } from 'vitest';
+import { expect, inject, it } from 'vitest';
 import { spawnStart } from '../support/spawn-start.ts';
 
 // A Ctrl-C in the terminal (SIGINT to the whole process group) or a SIGTERM of `pnpm start` drains and
@@ -14,15 +11,7 @@ import { spawnStart } from '../support/spawn-start.ts';
 // signal only if its child confirms it within 30 ms, else kills it (exit 130), mid-drain on a busy machine;
 // and the launcher set its signal handlers only after it said "listening on". The scripts now `exec` the
 // real node binary (`$(node -p process.execPath)`) with `--import tsx`.
-const dataDirs: string[] = [];
-const env = () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'start-signal-'));
-  dataDirs.push(dataDir);
-  return { REDIS_URL: inject('redisUrl'), QUEUE_NAME: `start-signal-${randomUUID()}`, DATA_DIR: dataDir };
-};
-afterAll(() => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-});
+const env = () => ({ REDIS_URL: inject('redisUrl'), QUEUE_NAME: `start-signal-${randomUUID()}` });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   it(`${signal} of pnpm start drains and exits 0`, async () => {
@@ -31,6 +20,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     expect(await start.exited, start.output()).toEqual({ code: 0, signal: null });
     expect(start.output()).toContain('forms pipeline stopping');
     expect(start.output()).not.toMatch(/ELIFECYCLE|Command failed|did not stop/);
+    await start.stop();
   }, 120_000);
 }
 
@@ -43,4 +33,5 @@ it('Ctrl-C of pnpm demo exits 0, with no package-manager warning', async () => {
   expect(await demo.exited, demo.output()).toEqual({ code: 0, signal: null });
   expect(demo.output()).toContain('forms pipeline stopping');
   expect(demo.output()).not.toMatch(/ELIFECYCLE|Command failed|node_modules missing/);
+  await demo.stop();
 }, 180_000);

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -10,19 +9,12 @@ import { validBody } from '../support/valid-bodies.ts';
 // uses a Redis that happens to answer on 6379, whose keys under the same prefix may be another
 // deployment's (an erasure marker kept for ever there changed every later local start). It also makes a
 // local ERASURE_KEY once and keeps it in DATA_DIR, so the local erase recipe needs no setting.
-const dataDir = mkdtempSync(join(tmpdir(), 'start-redis-'));
 let start: StartProcess;
 
 beforeAll(async () => {
-  const { REDIS_URL: _, REDIS_CLUSTER_NODES: __, ERASURE_KEY: ___, ...rest } = process.env;
-  process.env = rest;
-  start = await spawnStart({ DATA_DIR: dataDir });
+  start = await spawnStart({ REDIS_URL: undefined, REDIS_CLUSTER_NODES: undefined, ERASURE_KEY: undefined });
 }, 120_000);
-afterAll(async () => {
-  start?.signal('SIGTERM');
-  await start?.exited;
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => start?.stop());
 
 it('uses a redis-server of its own under DATA_DIR, and the jobs land there', async () => {
   const started = /"url":"(redis:\/\/127\.0\.0\.1:(\d+))","dir":"([^"]+)","msg":"started a local redis-server/.exec(
@@ -30,7 +22,7 @@ it('uses a redis-server of its own under DATA_DIR, and the jobs land there', asy
   );
   expect(started, start.output()).not.toBeNull();
   expect(started![2]).not.toBe('6379');
-  expect(started![3]).toBe(join(dataDir, 'redis'));
+  expect(started![3]).toBe(join(start.dataDir, 'redis'));
   expect(start.output()).toContain(`(redis ${started![1]},`);
   const res = await fetch(`${start.url}/api/contact`, {
     method: 'POST',
@@ -47,5 +39,5 @@ it('uses a redis-server of its own under DATA_DIR, and the jobs land there', asy
 });
 
 it('keeps a local ERASURE_KEY in DATA_DIR', () => {
-  expect(readFileSync(join(dataDir, 'erasure-key'), 'utf8').trim().length).toBeGreaterThanOrEqual(32);
+  expect(readFileSync(join(start.dataDir, 'erasure-key'), 'utf8').trim().length).toBeGreaterThanOrEqual(32);
 });

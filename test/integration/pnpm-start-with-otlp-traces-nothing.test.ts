@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { type StartProcess, spawnStart } from '../support/spawn-start.ts';
@@ -11,7 +8,6 @@ import { eventually } from '../support/wait.ts';
 // `OTEL_EXPORTER_OTLP_ENDPOINT=… pnpm start` traces as the split layout does: a submission is one trace
 // holding the gateway's server span, the enqueue (producer) and the worker's attempt (consumer) under it.
 // Before, the launcher never started the SDK: the one command a newcomer runs exported nothing, silently.
-const dataDir = mkdtempSync(join(tmpdir(), 'start-otlp-'));
 let receiver: OtlpReceiver;
 let start: StartProcess;
 
@@ -20,17 +16,14 @@ beforeAll(async () => {
   start = await spawnStart({
     REDIS_URL: inject('redisUrl'),
     QUEUE_NAME: `start-otlp-${randomUUID()}`,
-    DATA_DIR: dataDir,
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_BSP_SCHEDULE_DELAY: '50',
   });
 }, 120_000);
 afterAll(async () => {
-  start?.signal('SIGTERM');
-  await start?.exited;
+  await start?.stop();
   await receiver?.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 it('a submission is one trace: server span, enqueue and the delivery attempt', async () => {

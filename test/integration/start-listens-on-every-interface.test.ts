@@ -1,9 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createWorkerMetrics, serveMetrics } from '@forms/worker';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { REPO_ROOT } from '../support/spawn-app.ts';
@@ -12,23 +9,17 @@ import { listeningAddresses, type StartProcess, spawnStart } from '../support/sp
 // `pnpm start` is a laptop's: its gateway and the worker's admin port (/admin/metrics, POST /admin/erase)
 // listen on loopback unless HOST / METRICS_HOST say otherwise, and each "listening" line prints the address
 // the socket is bound to (read from the kernel's table here, not from the log).
-const dataDir = mkdtempSync(join(tmpdir(), 'start-listen-'));
 let start: StartProcess;
 
 beforeAll(async () => {
   start = await spawnStart({
     REDIS_URL: inject('redisUrl'),
     QUEUE_NAME: `start-listen-${randomUUID()}`,
-    DATA_DIR: dataDir,
     METRICS_PORT: '0',
     ADMIN_TOKEN: 'start-listen-admin-token',
   });
 }, 120_000);
-afterAll(async () => {
-  start?.signal('SIGTERM');
-  await start?.exited;
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => start?.stop());
 
 it('the gateway and the worker admin port listen on 127.0.0.1 only, and say so', async () => {
   const gateway = new URL(start.url);
@@ -58,7 +49,7 @@ it('a server bound to every interface says 0.0.0.0, not 127.0.0.1', async () => 
 it('a second start on the same DATA_DIR is refused at once, naming the first', async () => {
   const second = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, REDIS_URL: 'redis://127.0.0.1:1', DATA_DIR: dataDir, PORT: '0' },
+    env: { ...process.env, REDIS_URL: 'redis://127.0.0.1:1', DATA_DIR: start.dataDir, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

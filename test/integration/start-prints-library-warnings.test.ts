@@ -1,11 +1,5 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '@forms/local-services';
-import { afterAll, expect, inject, it } from 'vitest';
-import { REPO_ROOT } from '../support/spawn-app.ts';
+import { expect, inject, it } from 'vitest';
+import { spawnStart } from '../support/spawn-start.ts';
 import { eventually } from '../support/wait.ts';
 
 /**
@@ -15,35 +9,16 @@ import { eventually } from '../support/wait.ts';
  * AWS SDK printed a ten-line NodeVersionSupportWarning at every start, which a newcomer reads as a broken
  * install. Any warning from any library (the SDK's, a DeprecationWarning, an ExperimentalWarning) fails it.
  */
-const dataDir = await mkdtemp(join(tmpdir(), 'forms-start-'));
-afterAll(() => rm(dataDir, { recursive: true, force: true }));
-
 it(`starts, delivers and stops on Node ${process.versions.node} with no library warning`, async () => {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: '',
-      REDIS_URL: inject('redisUrl'),
-      QUEUE_NAME: `start-${port}`,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      LOG_LEVEL: 'debug',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const start = await spawnStart({
+    REDIS_URL: inject('redisUrl'),
+    QUEUE_NAME: `start-warnings-${process.pid}`,
+    LOG_LEVEL: 'debug',
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  const exited = once(child, 'exit');
   try {
-    await eventually(async () => stdout.includes('listening on') || child.exitCode !== null, { timeoutMs: 60_000 });
-    expect(stdout, stderr).toContain('listening on');
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    const ready = await fetch(`${start.url}/readyz`);
     expect(ready.status).toBe(200);
-    const answer = await fetch(`http://127.0.0.1:${port}/api/contact`, {
+    const answer = await fetch(`${start.url}/api/contact`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'ada@acme.io', name: 'Ada' }),
@@ -51,14 +26,17 @@ it(`starts, delivers and stops on Node ${process.versions.node} with no library 
     expect(answer.status).toBe(200);
     const { recordId } = (await answer.json()) as { recordId: string };
     // The worker's debug line for a completed job names the CRM record, which is the contact's id.
-    await eventually(async () => stdout.split('\n').some((l) => l.includes('"delivered"') && l.includes(recordId)), {
-      timeoutMs: 30_000,
-    });
+    const delivered = () =>
+      start
+        .output()
+        .split('\n')
+        .some((l) => l.includes('"delivered"') && l.includes(recordId));
+    await eventually(async () => delivered(), { timeoutMs: 30_000 });
+    start.signal('SIGTERM');
+    expect(await start.exited).toEqual({ code: 0, signal: null });
   } finally {
-    child.kill('SIGTERM');
+    await start.stop();
   }
-  const [code] = await exited;
-  expect(code).toBe(0);
-  expect(stderr).toBe('');
-  expect(stdout).not.toMatch(/Warning|NodeVersionSupport/);
+  expect(start.stderr()).toBe('');
+  expect(start.output()).not.toMatch(/Warning|NodeVersionSupport/);
 });

@@ -1,46 +1,63 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { REPO_ROOT } from './spawn-app.ts';
 import { sleep } from './wait.ts';
 
 export type StartProcess = {
   child: ChildProcess;
+  /** stdout and stderr as they came; `stderr` alone. */
   output: () => string;
+  stderr: () => string;
+  /** Its DATA_DIR: a folder of its own unless `env` named one. */
+  dataDir: string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The gateway's URL, from the launcher's "listening on" line. */
   url: string;
   /** Sends `signal` to the whole process group, as a terminal's Ctrl-C does. */
   signal: (signal: NodeJS.Signals) => void;
+  /** SIGTERM unless it has exited, waits for the exit, and removes the data folder it made. */
+  stop: () => Promise<void>;
 };
 
 /**
- * Runs `pnpm start` (`via: 'pnpm'`) or scripts/start.ts itself (`via: 'node'`) in its own process group
- * with `env` added to ours, and resolves once it logs "listening on" (bounded). DATA_DIR should be the
- * test's own folder.
+ * Runs `pnpm start` (`via: 'pnpm'`) or scripts/start.ts itself (`via: 'node'`, on the Node running the
+ * test) in its own process group with `env` added to ours (a key set to undefined is left out), and
+ * resolves once it logs "listening on" (bounded). Its DATA_DIR is a new folder unless `env` names one.
  */
 export async function spawnStart(
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
   { via = 'node', script = 'start' }: { via?: 'node' | 'pnpm'; script?: 'start' | 'demo' } = {},
 ): Promise<StartProcess> {
   const { DATABASE_URL: _ours, ...inherited } = process.env;
+  const ownDir = env.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'forms-start-')) : undefined;
+  const dataDir = env.DATA_DIR ?? ownDir!;
   const [command, args] =
     via === 'pnpm' ? ['pnpm', [script]] : [process.execPath, ['--import', 'tsx', `${REPO_ROOT}scripts/start.ts`]];
-  // pnpm as a terminal runs it: this run's PATH starts with node_modules/.bin, whose `node` is pnpm's shell
-  // shim (no exec), which a terminal's Ctrl-C would kill under pnpm itself.
+  // As a terminal runs it: without this run's node_modules/.bin on PATH (pnpm puts it there itself).
   const PATH = (process.env.PATH ?? '')
     .split(':')
     .filter((dir) => !dir.endsWith('node_modules/.bin'))
     .join(':');
   const child = spawn(command, args as string[], {
     cwd: REPO_ROOT,
-    env: { ...inherited, PATH, LOG_LEVEL: 'info', PORT: '0', ...env },
+    env: Object.fromEntries(
+      Object.entries({ ...inherited, PATH, LOG_LEVEL: 'info', PORT: '0', ...env, DATA_DIR: dataDir }).filter(
+        ([, value]) => value !== undefined,
+      ),
+    ),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
   let output = '';
+  let stderr = '';
   child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => {
+    output += d;
+    stderr += d;
+  });
   const exited = once(child, 'exit').then(([code, signal]) => ({
     code: code as number | null,
     signal: signal as NodeJS.Signals | null,
@@ -51,16 +68,25 @@ export async function spawnStart(
     if (ready.test(output)) break;
     if (child.exitCode !== null || Date.now() > deadline) {
       if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      if (ownDir) rmSync(ownDir, { recursive: true, force: true });
       throw new Error(`${via} ${script} did not start (exit code ${child.exitCode}):\n${output}`);
     }
     await sleep(100);
   }
+  const signal = (name: NodeJS.Signals) => process.kill(-child.pid!, name);
   return {
     child,
     output: () => output,
+    stderr: () => stderr,
+    dataDir,
     exited,
     url: ready.exec(output)![1]!,
-    signal: (signal) => process.kill(-child.pid!, signal),
+    signal,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) signal('SIGTERM');
+      await exited;
+      if (ownDir) rmSync(ownDir, { recursive: true, force: true });
+    },
   };
 }
 
