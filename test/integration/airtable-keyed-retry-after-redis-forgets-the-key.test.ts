@@ -3,6 +3,7 @@ import { loadConfig, type RunningWorker, startWorker } from '@forms/worker';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
+import { sendJson } from '../support/http.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { validBody } from '../support/valid-bodies.ts';
 import { eventually } from '../support/wait.ts';
@@ -31,14 +32,10 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function send(path: string, body: unknown, key: string) {
-  const res = await fetch(gateway.url + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': key },
-    body: JSON.stringify(body),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { recordId: string }).recordId;
+async function send(path: string, body: unknown, key: string): Promise<string> {
+  const answer = await sendJson(gateway.url + path, body, 'POST', { 'idempotency-key': key });
+  expect(answer.status).toBe(200);
+  return answer.body.recordId;
 }
 
 /** What a failover to a replica that never saw the first attempt leaves of it in Redis: nothing. */

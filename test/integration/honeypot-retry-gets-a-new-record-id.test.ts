@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HONEYPOT_FIELD } from '@forms/schemas';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { sendJson } from '../support/http.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Issue 19's leftover: the honeypot was detectable. A client retrying with the same Idempotency-Key gets
@@ -14,14 +15,10 @@ beforeAll(async () => {
 });
 afterAll(() => gateway.stop());
 
-async function send(path: string, body: unknown, key: string) {
-  const res = await fetch(gateway.url + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'idempotency-key': key },
-    body: JSON.stringify(body),
-  });
-  expect(res.status).toBe(200);
-  return (await res.json()) as { recordId: string };
+async function send(path: string, body: unknown, key: string): Promise<{ recordId: string }> {
+  const answer = await sendJson(gateway.url + path, body, 'POST', { 'idempotency-key': key });
+  expect(answer.status).toBe(200);
+  return answer.body;
 }
 
 it.each([
