@@ -35,3 +35,4 @@ app.use(async (ctx) => {
   ctx.body = { success: true };
 });
 app.listen(Number(port), '127.0.0.1', () => console.log('listening'));
+process.on('SIGTERM', () => process.exit(0));

@@ -1,6 +1,7 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { isSubmissionIdShape } from '../admin/submission-status.ts';
-import { contactId, keyedSubmissionId, newId } from './ids.ts';
+import { contactId, hmacSha256Hex, keyedSubmissionId, newId } from './ids.ts';
 
 const SECRET = 'a-secret-of-at-least-32-characters!!';
 
@@ -27,5 +28,19 @@ describe('ids', () => {
     ];
     expect(new Set(ids.map((id) => id.slice(4))).size).toBe(ids.length);
     for (const id of ids) expect(id).not.toMatch(/ada|grace|acme/);
+  });
+
+  it('keeps the ids the CRM already holds: the same values as before the HMAC was made from crypto.hash', () => {
+    // Computed with createHmac('sha256', secret).update(parts.join('\0')), as the ids were first derived.
+    expect(contactId('', 'ada@acme.io')).toBe('con_5g5z09sya8x4rp3teyeajyyhm3');
+    expect(keyedSubmissionId(SECRET, 'key-1', 'fp')).toBe('sub_c8sv6mqzq3wwny118w6wt617fv');
+  });
+
+  it('computes HMAC-SHA256 as createHmac does, for secrets and texts of any length and script', () => {
+    const secrets = ['', SECRET, 'k'.repeat(64), 'k'.repeat(65), 'ß'.repeat(40), 'x'.repeat(300)];
+    const texts = ['', 'contact\0ada@acme.io', 'é'.repeat(700), 'y'.repeat(5_000), '\u{1F600}'];
+    for (const secret of secrets)
+      for (const text of texts)
+        expect(hmacSha256Hex(secret, text)).toBe(createHmac('sha256', secret).update(text).digest('hex'));
   });
 });
