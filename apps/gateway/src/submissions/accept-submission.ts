@@ -12,7 +12,7 @@ import type { GatewayConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import type { GatewayMetrics } from '../gateway-metrics.ts';
 import type { AbuseCounters } from './abuse-counters.ts';
-import { claimSubmission, markIdempotencyDone } from './claim-submission.ts';
+import type { Claims } from './claim-submission.ts';
 import { careersJobData } from './cv/careers-job-data.ts';
 import { checkCvEnvelope } from './cv/check-cv-envelope.ts';
 import { decodeCv } from './cv/decode-cv.ts';
@@ -33,6 +33,8 @@ export type SubmissionDeps = {
   /** Where a honeypotted submission goes instead of the queue. */
   quarantine: Quarantine;
   keys: SubmissionKeys;
+  /** The claim and idempotency scripts on `redis`, batched per turn. */
+  claims: Claims;
   counters: AbuseCounters;
   rateLimit: RateLimit;
   storage?: ObjectStorage | undefined;
@@ -101,20 +103,15 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
   const claim =
     endpoint.contact || idempotency || rateLimit
       ? await withSpan('submission.claim', {}, () =>
-          claimSubmission(
-            deps.redis,
-            deps.keys,
-            {
-              submissionId,
-              acceptedAt,
-              contact: endpoint.contact
-                ? { email, candidateId: contactId(config.idKey, email), ttlSeconds: config.contactIndexTtlSeconds }
-                : undefined,
-              idempotency,
-              rateLimit,
-            },
-            config.enqueueTimeoutMs,
-          ),
+          deps.claims.claim({
+            submissionId,
+            acceptedAt,
+            contact: endpoint.contact
+              ? { email, candidateId: contactId(config.idKey, email), ttlSeconds: config.contactIndexTtlSeconds }
+              : undefined,
+            idempotency,
+            rateLimit,
+          }),
         )
       : undefined;
   let outcome: Outcome = { submissionId, recordId: submissionId, known: false, cvUploadFailed: false };
@@ -153,9 +150,9 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
   }
   if (idempotency) {
     // The job is confirmed; if this mark fails, a retry merely adds it again under the same id (a no-op).
-    await markIdempotencyDone(deps.redis, deps.keys, idempotency.key, outcome, config.enqueueTimeoutMs).catch((err) =>
-      deps.logger?.debug({ err }, 'idempotency record not marked done'),
-    );
+    await deps.claims
+      .markDone(idempotency.key, outcome)
+      .catch((err) => deps.logger?.debug({ err }, 'idempotency record not marked done'));
   }
   return answer(deps, endpoint, request, workEmail, outcome);
 }

@@ -1,6 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { withRedisDeadline } from '../redis-deadline.ts';
-import { writeAtEndOfTurn } from './queue.ts';
+import { scriptBatch } from './script-batch.ts';
 import type { SubmissionKeys } from './submission-keys.ts';
 
 /** What the first request with an Idempotency-Key recorded, as a retry finds it. */
@@ -75,97 +74,83 @@ redis.call('EXPIRE', KEYS[1], ARGV[2], 'NX')
 return 1
 `;
 
-// One slot on a cluster: every key it touches starts with the queue's hash-tagged prefix (submission-keys.ts).
-type ClaimingRedis = (Redis | Cluster) & {
-  claimSubmission(numKeys: number, ...args: string[]): Promise<string[]>;
-  markIdempotencyDone(key: string, cvUploadFailed: string, ttlSeconds: string): Promise<number>;
-};
-
-function withClaimCommand(redis: Redis | Cluster): ClaimingRedis {
-  if (!('claimSubmission' in redis)) redis.defineCommand('claimSubmission', { lua: CLAIM_SCRIPT });
-  if (!('markIdempotencyDone' in redis))
-    redis.defineCommand('markIdempotencyDone', { lua: MARK_DONE_SCRIPT, numberOfKeys: 1 });
-  return redis as ClaimingRedis;
-}
-
 /** Idempotency records are kept a day: long enough for any client's retries, short enough to bound them. */
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
+/** What a submission claims: see `Claims.claim`. */
+export type ClaimRequest = {
+  submissionId: string;
+  acceptedAt: string;
+  /** The lower-cased email and a fresh contact id to claim for it; contact kinds only. */
+  contact?: { email: string; candidateId: string; ttlSeconds: number } | undefined;
+  idempotency?: { key: string; fingerprint: string } | undefined;
+  /** The hashed client address and its allowance; absent when the limit is off. */
+  rateLimit?: { client: string; requests: number; windowMs: number } | undefined;
+};
+
 /**
- * Claims what a submission needs before its job is added: a place in its client's rate-limit window (when
- * the limit is on), its contact id (contact kinds) and its Idempotency-Key (when sent). Returns `limited`
- * over the limit, `replay` with the first request's record when the key is known.
+ * The submission path's two scripts on the producer's connection, each batched per turn of the event loop
+ * (`scriptBatch`): the claims of every request handled in a turn are one EVALSHA, and so are their marks.
+ * One slot on a cluster: every key they touch starts with the queue's hash-tagged prefix (submission-keys.ts).
  */
-export async function claimSubmission(
-  redis: Redis | Cluster,
-  keys: SubmissionKeys,
-  claim: {
-    submissionId: string;
-    acceptedAt: string;
-    /** The lower-cased email and a fresh contact id to claim for it; contact kinds only. */
-    contact?: { email: string; candidateId: string; ttlSeconds: number } | undefined;
-    idempotency?: { key: string; fingerprint: string } | undefined;
-    /** The hashed client address and its allowance; absent when the limit is off. */
-    rateLimit?: { client: string; requests: number; windowMs: number } | undefined;
-  },
-  timeoutMs: number,
-): Promise<Claim> {
-  const { contact, idempotency, rateLimit } = claim;
-  const keyNames = [
-    ...(rateLimit ? [keys.rateLimit(rateLimit.client)] : []),
-    ...(idempotency ? [keys.idempotency(idempotency.key)] : []),
-    ...(contact ? [keys.contact(contact.email)] : []),
-  ];
-  const mode = `${rateLimit ? 'r' : ''}${idempotency ? 'i' : ''}${contact ? 'c' : ''}`;
-  writeAtEndOfTurn(redis);
-  const reply = await withRedisDeadline(
-    withClaimCommand(redis).claimSubmission(
-      keyNames.length,
-      ...keyNames,
-      mode,
-      idempotency?.fingerprint ?? '',
-      claim.submissionId,
-      contact?.candidateId ?? '',
-      claim.acceptedAt,
-      String(contact?.ttlSeconds ?? 0),
-      String(IDEMPOTENCY_TTL_SECONDS),
-      String(rateLimit?.requests ?? 0),
-      String(rateLimit?.windowMs ?? 0),
-    ),
-    timeoutMs,
-  );
-  if (reply[0] === 'new') return { kind: 'new', recordId: reply[1]!, known: reply[2] === '1' };
-  if (reply[0] === 'limited') return { kind: 'limited', retryAfterMs: Number(reply[1]) };
-  const [, fingerprint, submissionId, recordId, acceptedAt, known, done, cvUploadFailed] = reply as string[];
+export function createClaims(redis: Redis | Cluster, keys: SubmissionKeys, timeoutMs: number) {
+  const claimScript = scriptBatch(redis, 'claimSubmission', CLAIM_SCRIPT, timeoutMs);
+  const markScript = scriptBatch(redis, 'markIdempotencyDone', MARK_DONE_SCRIPT, timeoutMs);
   return {
-    kind: 'replay',
-    record: {
-      fingerprint: fingerprint!,
-      submissionId: submissionId!,
-      recordId: recordId!,
-      acceptedAt: acceptedAt!,
-      known: known === '1',
-      done: done === '1',
-      cvUploadFailed: cvUploadFailed === '1',
+    /**
+     * Claims what a submission needs before its job is added: a place in its client's rate-limit window
+     * (when the limit is on), its contact id (contact kinds) and its Idempotency-Key (when sent). Returns
+     * `limited` over the limit, `replay` with the first request's record when the key is known.
+     */
+    async claim(claim: ClaimRequest): Promise<Claim> {
+      const { contact, idempotency, rateLimit } = claim;
+      const keyNames: string[] = [];
+      let mode = '';
+      if (rateLimit) {
+        keyNames.push(keys.rateLimit(rateLimit.client));
+        mode += 'r';
+      }
+      if (idempotency) {
+        keyNames.push(keys.idempotency(idempotency.key));
+        mode += 'i';
+      }
+      if (contact) {
+        keyNames.push(keys.contact(contact.email));
+        mode += 'c';
+      }
+      const reply = await claimScript<string[]>(keyNames, [
+        mode,
+        idempotency?.fingerprint ?? '',
+        claim.submissionId,
+        contact?.candidateId ?? '',
+        claim.acceptedAt,
+        String(contact?.ttlSeconds ?? 0),
+        String(IDEMPOTENCY_TTL_SECONDS),
+        String(rateLimit?.requests ?? 0),
+        String(rateLimit?.windowMs ?? 0),
+      ]);
+      if (reply[0] === 'new') return { kind: 'new', recordId: reply[1]!, known: reply[2] === '1' };
+      if (reply[0] === 'limited') return { kind: 'limited', retryAfterMs: Number(reply[1]) };
+      const [, fingerprint, submissionId, recordId, acceptedAt, known, done, cvUploadFailed] = reply;
+      return {
+        kind: 'replay',
+        record: {
+          fingerprint: fingerprint!,
+          submissionId: submissionId!,
+          recordId: recordId!,
+          acceptedAt: acceptedAt!,
+          known: known === '1',
+          done: done === '1',
+          cvUploadFailed: cvUploadFailed === '1',
+        },
+      };
+    },
+
+    /** Marks an Idempotency-Key's job as confirmed by Redis, so later retries answer without adding it again. */
+    async markDone(key: string, { cvUploadFailed }: { cvUploadFailed: boolean }): Promise<void> {
+      await markScript([keys.idempotency(key)], [cvUploadFailed ? '1' : '0', String(IDEMPOTENCY_TTL_SECONDS)]);
     },
   };
 }
 
-/** Marks an Idempotency-Key's job as confirmed by Redis, so later retries answer without adding it again. */
-export async function markIdempotencyDone(
-  redis: Redis | Cluster,
-  keys: SubmissionKeys,
-  key: string,
-  { cvUploadFailed }: { cvUploadFailed: boolean },
-  timeoutMs: number,
-): Promise<void> {
-  writeAtEndOfTurn(redis);
-  await withRedisDeadline(
-    withClaimCommand(redis).markIdempotencyDone(
-      keys.idempotency(key),
-      cvUploadFailed ? '1' : '0',
-      String(IDEMPOTENCY_TTL_SECONDS),
-    ),
-    timeoutMs,
-  );
-}
+export type Claims = ReturnType<typeof createClaims>;

@@ -5,6 +5,7 @@ import { readJsonBody } from '../middleware/json-body.ts';
 import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
 import { checkHost } from '../middleware/valid-host.ts';
 import { acceptSubmission, type SubmissionDeps } from './accept-submission.ts';
+import { createClaims } from './claim-submission.ts';
 import { cvUploadSlots } from './cv/cv-upload-slots.ts';
 import { readIdempotencyKey } from './idempotency-key.ts';
 import { createQuarantine } from './quarantine.ts';
@@ -13,7 +14,7 @@ import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from '.
 import { submissionKeys } from './submission-keys.ts';
 import { waitForReplicas } from './wait-for-replicas.ts';
 
-export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'quarantine' | 'keys' | 'rateLimit'> & {
+export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'quarantine' | 'keys' | 'claims' | 'rateLimit'> & {
   queue: Queue;
 };
 
@@ -30,9 +31,11 @@ type RoutedContext = Context & { _matchedRoute?: string };
  */
 export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
   const { config } = wing;
+  const keys = submissionKeys(config.redis, config.queueName);
   const deps: SubmissionDeps = {
     ...wing,
-    keys: submissionKeys(config.redis, config.queueName),
+    keys,
+    claims: createClaims(wing.redis, keys, config.enqueueTimeoutMs),
     // Durable acks: a WAIT after the adds, on the connection and node that took them.
     enqueue: createEnqueue(
       wing.queue,
