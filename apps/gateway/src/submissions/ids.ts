@@ -68,17 +68,13 @@ export function hmacSha256Hex(secret: string, text: string): string {
 function derivedId(prefix: 'sub' | 'con', secret: string, parts: readonly string[]): string {
   const digest = hmacSha256Hex(secret, parts.join('\0'));
   let id = `${prefix}_`;
-  let bits = 0;
-  let value = 0;
-  for (let i = 0; id.length < prefix.length + 27; i++) {
-    value = (value << 4) | Number.parseInt(digest[i]!, 16);
-    bits += 4;
-    if (bits >= 5) {
-      bits -= 5;
-      id += BASE32[(value >> bits) & 31];
-      value &= (1 << bits) - 1;
-    }
+  // 130 bits: six runs of 5 hex digits (20 bits, 4 characters), then the top 10 bits of the next 3 digits.
+  for (let at = 0; at < 30; at += 5) {
+    const bits = Number.parseInt(digest.slice(at, at + 5), 16);
+    id += BASE32[bits >> 15]! + BASE32[(bits >> 10) & 31] + BASE32[(bits >> 5) & 31] + BASE32[bits & 31];
   }
+  const last = Number.parseInt(digest.slice(30, 33), 16) >> 2;
+  id += BASE32[last >> 5]! + BASE32[last & 31];
   return id;
 }
 

@@ -32,8 +32,8 @@ function normalizeOutput(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalizeOutput);
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) {
-    const normalized = normalizeOutput(field);
+  for (const key in value) {
+    const normalized = normalizeOutput((value as Record<string, unknown>)[key]);
     if (normalized !== '') out[key] = normalized;
   }
   return out;
