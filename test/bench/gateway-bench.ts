@@ -20,7 +20,11 @@ import { sleep } from '../support/wait.ts';
  * and ours as one.
  * BENCH_AGAINST=<dir> runs another checkout's gateway beside ours in every round (/api/contact and the mix,
  * and at the fixed rate), and prints it ÷ the floor and ours ÷ it: before/after in one run.
+ * BENCH_AGAINST_NODE=<node binary> runs that checkout's gateway on another Node (ours stays on the project's).
  * BENCH_IDEMPOTENCY=1 sends a fresh Idempotency-Key with every request to a gateway, as @forms/client does.
+ * Side by side: every round also loads the floor and ours (and BENCH_AGAINST's gateway) at once, each at
+ * BENCH_TOGETHER_RATE req/s (default 1,000; 0 leaves it out), on /api/contact and on the mix, and prints ours
+ * ÷ the floor by server CPU per 2xx from that window: on shared cores the steadiest of the CPU ratios.
  * BENCH_FLOOR=1 adds, to every round, the floor with a claim script before the add (the claim of today's
  * gateway, in small), without and with auto-pipelining.
  * Tracing: "ours" runs with tracing off (no OTLP endpoint, as by default); every round adds the same
@@ -100,6 +104,31 @@ async function run(
   return { title, okPerSecond, serverUs, cpuUs: serverUs + redisUs, result };
 }
 
+/**
+ * Servers loaded at once, each at `rate` req/s on its own connections: a host that slows down (2 shared cores)
+ * slows them all in the same window, so their CPU per 2xx ratios move least with the neighbours. Returns
+ * each server's CPU µs per 2xx.
+ */
+async function runTogether(
+  title: string,
+  targets: { server: ChildProcess; url: string; requests: autocannon.Request[] }[],
+  rate: number,
+): Promise<number[]> {
+  const load = (duration: number) =>
+    Promise.all(
+      targets.map(({ url, requests }) =>
+        autocannon({ url, connections: 20, requests, overallRate: rate, title, duration }),
+      ),
+    );
+  await load(1);
+  const before = targets.map(({ server }) => cpuMicros(server.pid!));
+  const results = await load(seconds);
+  return results.map((result, i) => {
+    if (result.non2xx > 0) process.exitCode = 1;
+    return (cpuMicros(targets[i]!.server.pid!) - before[i]!) / Math.max(1, result['2xx']);
+  });
+}
+
 // Whatever happens to this script, nothing it started outlives it.
 const children = new Set<ChildProcess>();
 process.on('exit', () => {
@@ -112,10 +141,11 @@ async function startProcess(
   env: Record<string, string>,
   ready: () => Promise<boolean>,
   cwd = REPO_ROOT,
+  node = process.execPath,
 ) {
   // A built gateway (dist/*.js) runs on plain Node, as in its image; everything else through tsx.
   const loader = args.some((arg) => arg.endsWith('.js')) ? [] : ['--import', 'tsx'];
-  const child = spawn(process.execPath, [...loader, ...args], {
+  const child = spawn(node, [...loader, ...args], {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -260,9 +290,21 @@ if (processes > 1) await addGateway('ours, one process: POST /api/contact', { GA
 const againstDir = process.env.BENCH_AGAINST;
 const againstPort = againstDir ? await freePort() : undefined;
 const againstUrl = `http://127.0.0.1:${againstPort}`;
+// BENCH_AGAINST_NODE=<a node binary> runs that gateway on another Node: the code before, on the runtime it had.
+const againstNode = process.env.BENCH_AGAINST_NODE || process.execPath;
 const against = againstPort
-  ? await startProcess([gatewayEntry(againstDir!)], gatewayEnv(againstPort), healthy(againstUrl), againstDir)
+  ? await startProcess(
+      [gatewayEntry(againstDir!)],
+      gatewayEnv(againstPort),
+      healthy(againstUrl),
+      againstDir,
+      againstNode,
+    )
   : undefined;
+if (against) {
+  const versions = (node: string) => execFileSync(node, ['-v'], { encoding: 'utf8' }).trim();
+  console.log(`ours on Node ${versions(process.execPath)}; against (${againstDir}) on Node ${versions(againstNode)}`);
+}
 // Tracing on, at 100 % and at 10 %: the collector is a stand-in that takes each export and drops it (read
 // whole, answered 200, not decoded), so what is measured is the gateway's cost of making and sending spans.
 const collector = { requests: 0, bytes: 0 };
@@ -324,7 +366,13 @@ const ratios = {
   mixToAgainst: [] as number[],
   contactServerCpuToAgainst: [] as number[],
   mixServerCpuToAgainst: [] as number[],
+  togetherContact: [] as number[],
+  togetherMix: [] as number[],
+  togetherAgainstContact: [] as number[],
+  togetherAgainstMix: [] as number[],
 };
+// BENCH_TOGETHER_RATE: the rate of each server in the side-by-side runs (0 leaves them out).
+const togetherRate = Number(process.env.BENCH_TOGETHER_RATE ?? 1_000);
 const f2 = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(2));
 let queued = 0;
 let lastOk = 0;
@@ -374,6 +422,28 @@ for (let round = 1; round <= rounds; round++) {
     ratios.mixToAgainst.push(mix.okPerSecond / againstMix.okPerSecond);
     ratios.contactServerCpuToAgainst.push(contact.serverUs / againstContact.serverUs);
     ratios.mixServerCpuToAgainst.push(mix.serverUs / againstMix.serverUs);
+  }
+  if (togetherRate > 0) {
+    for (const [name, floorRequests, ourRequests, toFloor, againstToFloor] of [
+      ['/api/contact', toBaseline, contactOnly, ratios.togetherContact, ratios.togetherAgainstContact],
+      ['the mix', mixToBaseline, mixed, ratios.togetherMix, ratios.togetherAgainstMix],
+    ] as const) {
+      await flush();
+      const [floorUs, oursUs, againstUs] = await runTogether(
+        name,
+        [
+          { server: floor.server, url: floor.url, requests: [...floorRequests] },
+          { server: gateway, url: gatewayUrl, requests: [...ourRequests] },
+          ...(against ? [{ server: against, url: againstUrl, requests: [...ourRequests] }] : []),
+        ],
+        togetherRate,
+      );
+      toFloor.push(oursUs! / floorUs!);
+      if (againstUs !== undefined) againstToFloor.push(againstUs / floorUs!);
+      console.log(
+        `side by side at ${togetherRate}/s each, ${name}: server CPU per 2xx floor ${floorUs!.toFixed(0)} µs, ours ${oursUs!.toFixed(0)} µs${againstUs === undefined ? '' : `, against ${againstUs.toFixed(0)} µs`}`,
+      );
+    }
   }
   if (many) {
     ratios.contactToMany.push(contact.okPerSecond / many.okPerSecond);
@@ -430,6 +500,11 @@ console.log(
 console.log(
   `ours ÷ Koa floor, server CPU per 2xx: /api/contact ${f2(median(ratios.contactServerCpuToFloor))}   mix ${f2(median(ratios.mixServerCpuToFloor))}`,
 );
+if (togetherRate > 0) {
+  console.log(
+    `side by side at ${togetherRate}/s each, ours ÷ Koa floor by server CPU per 2xx: /api/contact ${f2(median(ratios.togetherContact))}   mix ${f2(median(ratios.togetherMix))}${against ? `;   against ÷ Koa floor: ${f2(median(ratios.togetherAgainstContact))}   ${f2(median(ratios.togetherAgainstMix))}` : ''}`,
+  );
+}
 if (against) {
   console.log(
     `against ÷ Koa floor, 2xx/s: /api/contact ${f2(median(ratios.againstContactToFloor))}   mix ${f2(median(ratios.againstMixToFloor))}`,
