@@ -135,8 +135,13 @@ function queueTelemetry(): Telemetry<Context> {
   const untraced = new BullMQOTelSpan(trace.wrapSpanContext({ traceId: '', spanId: '', traceFlags: 0 }));
   const tracer: Tracer<Context> = {
     startSpan(name, options, ctx) {
+      const parent = ctx ?? context.active();
       const housekeeping = (options?.kind ?? SpanKind.INTERNAL) === SpanKind.INTERNAL;
-      if (housekeeping && !valid(trace.getSpanContext(ctx ?? context.active()))) return untraced;
+      if (housekeeping && !valid(trace.getSpanContext(parent))) return untraced;
+      // Inside a trace sampled out (9 adds in 10 at 10 %), the span would be sampled out too: the parent's own
+      // context stands in for it, without new ids or a sampler's call, and the job still carries it, so the
+      // worker's parent-based sampler leaves that job's spans out as well.
+      if (sampledOut(parent)) return new BullMQOTelSpan(trace.wrapSpanContext(trace.getSpanContext(parent)!));
       return otel.tracer.startSpan(name, options, ctx);
     },
   };
