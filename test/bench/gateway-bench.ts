@@ -366,6 +366,8 @@ const ratios = {
   mixToAgainst: [] as number[],
   contactServerCpuToAgainst: [] as number[],
   mixServerCpuToAgainst: [] as number[],
+  againstContactToBase: [] as number[],
+  againstMixToBase: [] as number[],
   togetherContact: [] as number[],
   togetherMix: [] as number[],
   togetherAgainstContact: [] as number[],
@@ -414,6 +416,8 @@ for (let round = 1; round <= rounds; round++) {
   ratios.mixServerCpuToFloor.push(mix.serverUs / floorMix.serverUs);
   if (againstContact && againstMix) {
     rows.push(againstContact, againstMix);
+    ratios.againstContactToBase.push(againstContact.okPerSecond / base.okPerSecond);
+    ratios.againstMixToBase.push(againstMix.okPerSecond / base.okPerSecond);
     ratios.againstContactToFloor.push(againstContact.okPerSecond / floorContact.okPerSecond);
     ratios.againstMixToFloor.push(againstMix.okPerSecond / floorMix.okPerSecond);
     ratios.againstContactServerCpuToFloor.push(againstContact.serverUs / floorContact.serverUs);
@@ -525,6 +529,10 @@ if (fixed.size > 0) {
 console.log(
   `ours ÷ baseline 2xx/s at saturation: /api/contact ${f2(median(ratios.contact))}   mix ${f2(median(ratios.mix))}`,
 );
+if (against)
+  console.log(
+    `against ÷ baseline 2xx/s at saturation (against on ${againstNode === process.execPath ? 'our Node' : againstNode}): /api/contact ${f2(median(ratios.againstContactToBase))}   mix ${f2(median(ratios.againstMixToBase))}`,
+  );
 console.log(
   `ours ÷ baseline by CPU per 2xx (baseline's ÷ ours, server + Redis): /api/contact ${f2(median(ratios.contactCpu))}   mix ${f2(median(ratios.mixCpu))}`,
 );

@@ -8,8 +8,8 @@ import { newId } from './ids.ts';
 import { createEnqueue, createProducerRedis, createSubmissionQueue, type ProducerRedis } from './queue.ts';
 import { submissionKeys } from './submission-keys.ts';
 
-// Before writeAtEndOfTurn, each claim and each add was its own socket write: on that code, 20 concurrent
-// claims cost Redis 20 reads, and 20 concurrent adds 7. Redis counts its reads in INFO stats
+// Before writeAtEndOfTurn and scriptBatch, each claim and each add was its own socket write: on that code,
+// 20 concurrent claims cost Redis 20 reads (and 20 script runs), and 20 concurrent adds 7. Redis counts its reads in INFO stats
 // (`total_reads_processed`), so this test has a Redis of its own, where no one else reads.
 let server: LocalRedis;
 let redis: ProducerRedis;

@@ -50,8 +50,8 @@ export function createProducerRedis(settings: RedisSettings): ProducerRedis {
 
 /**
  * Holds the connection's writes until the end of this turn of the event loop, then sends them in one socket
- * write: the claims and adds of every request handled in the turn leave together, and Redis reads them in
- * one go. Call it before a command on the submission path; the first call in a turn corks the socket, and
+ * write: the adds (and quarantined jobs) of every request handled in the turn leave together, and Redis
+ * reads them in one go (the claims are one script call per turn already: `scriptBatch`). Call it before a command on the submission path; the first call in a turn corks the socket, and
  * an immediate uncorks it once the turn's callbacks and promise continuations have run (BullMQ's add reaches
  * the socket a few microtasks after `queue.add` is called, so `process.nextTick` would come too early).
  * Pipelining without ioredis's pipeline objects: nothing is copied per batch, and no command waits longer
