@@ -63,7 +63,7 @@ describe('a submission whose trace is sampled out', () => {
     await submit(`in-${randomUUID().slice(0, 6)}`, `00-${traceId}-${randomBytes(8).toString('hex')}-01`);
     await eventually(async () => (await completed()) === 4);
     // The sampled submission's worker spans arrive after the sampled-out jobs had finished.
-    await eventually(() => receiver.spans.some((s) => s.traceId === traceId && s.service === 'forms-worker'));
+    await eventually(async () => receiver.spans.some((s) => s.traceId === traceId && s.service === 'forms-worker'));
     const others = receiver.spans.filter((s) => s.traceId !== traceId);
     expect(others.map((s) => `${s.service} ${s.name}`)).toEqual([]);
   });
