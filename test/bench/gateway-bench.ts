@@ -106,20 +106,25 @@ async function run(
 
 /**
  * Servers loaded at once, each at `rate` req/s on its own connections: a host that slows down (2 shared cores)
- * slows them all in the same window, so their CPU per 2xx ratios move least with the neighbours. Returns
- * each server's CPU µs per 2xx.
+ * slows them all in the same window, so their CPU per 2xx ratios move least with the neighbours. The loads
+ * start in an order rotated by `round`: started first, a server measured a few percent apart from itself
+ * started later. Returns each server's CPU µs per 2xx.
  */
 async function runTogether(
   title: string,
   targets: { server: ChildProcess; url: string; requests: autocannon.Request[] }[],
   rate: number,
+  round: number,
 ): Promise<number[]> {
-  const load = (duration: number) =>
-    Promise.all(
-      targets.map(({ url, requests }) =>
-        autocannon({ url, connections: 20, requests, overallRate: rate, title, duration }),
-      ),
-    );
+  const load = (duration: number) => {
+    const started = new Map<number, Promise<autocannon.Result>>();
+    for (let k = 0; k < targets.length; k++) {
+      const i = (k + round) % targets.length;
+      const { url, requests } = targets[i]!;
+      started.set(i, autocannon({ url, connections: 20, requests, overallRate: rate, title, duration }));
+    }
+    return Promise.all(targets.map((_, i) => started.get(i)!));
+  };
   await load(1);
   const before = targets.map(({ server }) => cpuMicros(server.pid!));
   const results = await load(seconds);
@@ -441,6 +446,7 @@ for (let round = 1; round <= rounds; round++) {
           ...(against ? [{ server: against, url: againstUrl, requests: [...ourRequests] }] : []),
         ],
         togetherRate,
+        round,
       );
       toFloor.push(oursUs! / floorUs!);
       if (againstUs !== undefined) againstToFloor.push(againstUs / floorUs!);
