@@ -9,8 +9,8 @@ import { createEnqueue, createProducerRedis, createSubmissionQueue, type Produce
 import { submissionKeys } from './submission-keys.ts';
 
 // Before writeAtEndOfTurn and scriptBatch, each claim and each add was its own socket write: on that code,
-// 20 concurrent claims cost Redis 20 reads (and 20 script runs), and 20 concurrent adds 7. Redis counts its reads in INFO stats
-// (`total_reads_processed`), so this test has a Redis of its own, where no one else reads.
+// 20 concurrent claims cost Redis 20 reads (and 20 script runs), and 20 concurrent adds 7. Redis counts its
+// reads in INFO stats (`total_reads_processed`), so this test has a Redis of its own, where no one else reads.
 let server: LocalRedis;
 let redis: ProducerRedis;
 let observer: Redis;

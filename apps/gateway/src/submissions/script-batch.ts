@@ -15,7 +15,8 @@ type BatchingRedis = (Redis | Cluster) & Record<string, (...args: (string | numb
  * value (never nil). On a cluster every call's keys must hash to one slot (ours share the queue's hash tag).
  *
  * The batch leaves at the end of the turn (setImmediate), when the turn's requests have made their calls; a
- * Redis that fails or does not answer within `timeoutMs` fails every call of the batch with 503.
+ * Redis that fails or does not answer within `timeoutMs` fails every call of the batch with 503, and so does
+ * a script error in any one call (a key of the wrong type: data no submission writes).
  */
 export function scriptBatch(redis: Redis | Cluster, name: string, lua: string, timeoutMs: number) {
   const command = `${name}Batch`;
