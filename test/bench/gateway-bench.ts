@@ -352,35 +352,34 @@ if (process.env.BENCH_FLOOR === '1') {
 const rounds = Number(process.env.BENCH_ROUNDS ?? 1);
 const rows: Row[] = [];
 /** Per round: 2xx/s ratios, and server CPU per 2xx ratios (the first over the second, as named). */
+/** Per round, one ratio on /api/contact and one on the mix; printed per round and as medians. */
+type Pair = { contact: number[]; mix: number[] };
+const pair = (): Pair => ({ contact: [], mix: [] });
 const ratios = {
-  contact: [] as number[],
-  mix: [] as number[],
-  contactToMany: [] as number[],
-  mixToMany: [] as number[],
-  contactCpu: [] as number[],
-  mixCpu: [] as number[],
-  contactToFloor: [] as number[],
-  mixToFloor: [] as number[],
-  contactServerCpuToFloor: [] as number[],
-  mixServerCpuToFloor: [] as number[],
-  againstContactToFloor: [] as number[],
-  againstMixToFloor: [] as number[],
-  againstContactServerCpuToFloor: [] as number[],
-  againstMixServerCpuToFloor: [] as number[],
-  contactToAgainst: [] as number[],
-  mixToAgainst: [] as number[],
-  contactServerCpuToAgainst: [] as number[],
-  mixServerCpuToAgainst: [] as number[],
-  againstContactToBase: [] as number[],
-  againstMixToBase: [] as number[],
-  togetherContact: [] as number[],
-  togetherMix: [] as number[],
-  togetherAgainstContact: [] as number[],
-  togetherAgainstMix: [] as number[],
+  toBase: pair(),
+  toMany: pair(),
+  cpuOfBase: pair(),
+  toFloor: pair(),
+  serverCpuToFloor: pair(),
+  againstToFloor: pair(),
+  againstServerCpuToFloor: pair(),
+  toAgainst: pair(),
+  serverCpuToAgainst: pair(),
+  againstToBase: pair(),
+  together: pair(),
+  togetherAgainst: pair(),
 };
 // BENCH_TOGETHER_RATE: the rate of each server in the side-by-side runs (0 leaves them out).
 const togetherRate = Number(process.env.BENCH_TOGETHER_RATE ?? 1_000);
 const f2 = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(2));
+function record({ contact, mix }: Pair, onContact: number, onMix: number) {
+  contact.push(onContact);
+  mix.push(onMix);
+}
+const lastPair = (p: Pair) => `${f2(p.contact.at(-1))}, ${f2(p.mix.at(-1))}`;
+const lastLabelled = (p: Pair) => `/api/contact ${f2(p.contact.at(-1))}, mix ${f2(p.mix.at(-1))}`;
+const medianPair = (p: Pair) => `${f2(median(p.contact))}   ${f2(median(p.mix))}`;
+const medians = (p: Pair) => `/api/contact ${f2(median(p.contact))}   mix ${f2(median(p.mix))}`;
 let queued = 0;
 let lastOk = 0;
 for (let round = 1; round <= rounds; round++) {
@@ -413,29 +412,37 @@ for (let round = 1; round <= rounds; round++) {
     rows.push(row);
   }
   rows.push(base, floorContact, contact, floorMix, mix, ...(many ? [many] : []));
-  ratios.contact.push(contact.okPerSecond / base.okPerSecond);
-  ratios.mix.push(mix.okPerSecond / base.okPerSecond);
-  ratios.contactToFloor.push(contact.okPerSecond / floorContact.okPerSecond);
-  ratios.mixToFloor.push(mix.okPerSecond / floorMix.okPerSecond);
-  ratios.contactServerCpuToFloor.push(contact.serverUs / floorContact.serverUs);
-  ratios.mixServerCpuToFloor.push(mix.serverUs / floorMix.serverUs);
+  record(ratios.toBase, contact.okPerSecond / base.okPerSecond, mix.okPerSecond / base.okPerSecond);
+  record(ratios.toFloor, contact.okPerSecond / floorContact.okPerSecond, mix.okPerSecond / floorMix.okPerSecond);
+  record(ratios.serverCpuToFloor, contact.serverUs / floorContact.serverUs, mix.serverUs / floorMix.serverUs);
   if (againstContact && againstMix) {
     rows.push(againstContact, againstMix);
-    ratios.againstContactToBase.push(againstContact.okPerSecond / base.okPerSecond);
-    ratios.againstMixToBase.push(againstMix.okPerSecond / base.okPerSecond);
-    ratios.againstContactToFloor.push(againstContact.okPerSecond / floorContact.okPerSecond);
-    ratios.againstMixToFloor.push(againstMix.okPerSecond / floorMix.okPerSecond);
-    ratios.againstContactServerCpuToFloor.push(againstContact.serverUs / floorContact.serverUs);
-    ratios.againstMixServerCpuToFloor.push(againstMix.serverUs / floorMix.serverUs);
-    ratios.contactToAgainst.push(contact.okPerSecond / againstContact.okPerSecond);
-    ratios.mixToAgainst.push(mix.okPerSecond / againstMix.okPerSecond);
-    ratios.contactServerCpuToAgainst.push(contact.serverUs / againstContact.serverUs);
-    ratios.mixServerCpuToAgainst.push(mix.serverUs / againstMix.serverUs);
+    record(
+      ratios.againstToBase,
+      againstContact.okPerSecond / base.okPerSecond,
+      againstMix.okPerSecond / base.okPerSecond,
+    );
+    record(
+      ratios.againstToFloor,
+      againstContact.okPerSecond / floorContact.okPerSecond,
+      againstMix.okPerSecond / floorMix.okPerSecond,
+    );
+    record(
+      ratios.againstServerCpuToFloor,
+      againstContact.serverUs / floorContact.serverUs,
+      againstMix.serverUs / floorMix.serverUs,
+    );
+    record(
+      ratios.toAgainst,
+      contact.okPerSecond / againstContact.okPerSecond,
+      mix.okPerSecond / againstMix.okPerSecond,
+    );
+    record(ratios.serverCpuToAgainst, contact.serverUs / againstContact.serverUs, mix.serverUs / againstMix.serverUs);
   }
   if (togetherRate > 0) {
-    for (const [name, floorRequests, ourRequests, toFloor, againstToFloor] of [
-      ['/api/contact', toBaseline, contactOnly, ratios.togetherContact, ratios.togetherAgainstContact],
-      ['the mix', mixToBaseline, mixed, ratios.togetherMix, ratios.togetherAgainstMix],
+    for (const [side, name, floorRequests, ourRequests] of [
+      ['contact', '/api/contact', toBaseline, contactOnly],
+      ['mix', 'the mix', mixToBaseline, mixed],
     ] as const) {
       await flush();
       const [floorUs, oursUs, againstUs] = await runTogether(
@@ -448,24 +455,22 @@ for (let round = 1; round <= rounds; round++) {
         togetherRate,
         round,
       );
-      toFloor.push(oursUs! / floorUs!);
-      if (againstUs !== undefined) againstToFloor.push(againstUs / floorUs!);
+      ratios.together[side].push(oursUs! / floorUs!);
+      if (againstUs !== undefined) ratios.togetherAgainst[side].push(againstUs / floorUs!);
       console.log(
         `side by side at ${togetherRate}/s each, ${name}: server CPU per 2xx floor ${floorUs!.toFixed(0)} µs, ours ${oursUs!.toFixed(0)} µs${againstUs === undefined ? '' : `, against ${againstUs.toFixed(0)} µs`}`,
       );
     }
   }
   if (many) {
-    ratios.contactToMany.push(contact.okPerSecond / many.okPerSecond);
-    ratios.mixToMany.push(mix.okPerSecond / many.okPerSecond);
+    record(ratios.toMany, contact.okPerSecond / many.okPerSecond, mix.okPerSecond / many.okPerSecond);
   }
-  ratios.contactCpu.push(base.cpuUs / contact.cpuUs);
-  ratios.mixCpu.push(base.cpuUs / mix.cpuUs);
+  record(ratios.cpuOfBase, base.cpuUs / contact.cpuUs, base.cpuUs / mix.cpuUs);
   console.log(
-    `round ${round}: ours ÷ Koa floor, 2xx/s: /api/contact ${f2(ratios.contactToFloor.at(-1))}, mix ${f2(ratios.mixToFloor.at(-1))}; server CPU per 2xx, ours ÷ floor's: ${f2(ratios.contactServerCpuToFloor.at(-1))}, ${f2(ratios.mixServerCpuToFloor.at(-1))}${against ? `;   against ÷ floor: ${f2(ratios.againstContactToFloor.at(-1))}, ${f2(ratios.againstMixToFloor.at(-1))}, CPU ${f2(ratios.againstContactServerCpuToFloor.at(-1))}, ${f2(ratios.againstMixServerCpuToFloor.at(-1))}` : ''}`,
+    `round ${round}: ours ÷ Koa floor, 2xx/s: ${lastLabelled(ratios.toFloor)}; server CPU per 2xx, ours ÷ floor's: ${lastPair(ratios.serverCpuToFloor)}${against ? `;   against ÷ floor: ${lastPair(ratios.againstToFloor)}, CPU ${lastPair(ratios.againstServerCpuToFloor)}` : ''}`,
   );
   console.log(
-    `round ${round}: ours ÷ baseline, 2xx/s: /api/contact ${f2(ratios.contact.at(-1))}, mix ${f2(ratios.mix.at(-1))}${many ? `;   ÷ baseline in ${processes} processes: ${f2(ratios.contactToMany.at(-1))}, ${f2(ratios.mixToMany.at(-1))}` : ''};   by CPU per 2xx (server + Redis): ${f2(ratios.contactCpu.at(-1))}, ${f2(ratios.mixCpu.at(-1))}`,
+    `round ${round}: ours ÷ baseline, 2xx/s: ${lastLabelled(ratios.toBase)}${many ? `;   ÷ baseline in ${processes} processes: ${lastPair(ratios.toMany)}` : ''};   by CPU per 2xx (server + Redis): ${lastPair(ratios.cpuOfBase)}`,
   );
 }
 // BENCH_FIXED_RATE=0 skips the fixed-rate runs (a quicker look at saturation while trying a change).
@@ -504,26 +509,18 @@ function median(xs: number[]): number {
 console.log(
   `--- medians of ${rounds} round(s) at saturation (goal: ours ÷ Koa floor ≥ 0.8 by 2xx/s, ≤ 1.3 by server CPU per 2xx)`,
 );
-console.log(
-  `ours ÷ Koa floor, 2xx/s: /api/contact ${f2(median(ratios.contactToFloor))}   mix ${f2(median(ratios.mixToFloor))}`,
-);
-console.log(
-  `ours ÷ Koa floor, server CPU per 2xx: /api/contact ${f2(median(ratios.contactServerCpuToFloor))}   mix ${f2(median(ratios.mixServerCpuToFloor))}`,
-);
+console.log(`ours ÷ Koa floor, 2xx/s: ${medians(ratios.toFloor)}`);
+console.log(`ours ÷ Koa floor, server CPU per 2xx: ${medians(ratios.serverCpuToFloor)}`);
 if (togetherRate > 0) {
   console.log(
-    `side by side at ${togetherRate}/s each, ours ÷ Koa floor by server CPU per 2xx: /api/contact ${f2(median(ratios.togetherContact))}   mix ${f2(median(ratios.togetherMix))}${against ? `;   against ÷ Koa floor: ${f2(median(ratios.togetherAgainstContact))}   ${f2(median(ratios.togetherAgainstMix))}` : ''}`,
+    `side by side at ${togetherRate}/s each, ours ÷ Koa floor by server CPU per 2xx: ${medians(ratios.together)}${against ? `;   against ÷ Koa floor: ${medianPair(ratios.togetherAgainst)}` : ''}`,
   );
 }
 if (against) {
+  console.log(`against ÷ Koa floor, 2xx/s: ${medians(ratios.againstToFloor)}`);
+  console.log(`against ÷ Koa floor, server CPU per 2xx: ${medians(ratios.againstServerCpuToFloor)}`);
   console.log(
-    `against ÷ Koa floor, 2xx/s: /api/contact ${f2(median(ratios.againstContactToFloor))}   mix ${f2(median(ratios.againstMixToFloor))}`,
-  );
-  console.log(
-    `against ÷ Koa floor, server CPU per 2xx: /api/contact ${f2(median(ratios.againstContactServerCpuToFloor))}   mix ${f2(median(ratios.againstMixServerCpuToFloor))}`,
-  );
-  console.log(
-    `ours ÷ against (after ÷ before), 2xx/s: /api/contact ${f2(median(ratios.contactToAgainst))}   mix ${f2(median(ratios.mixToAgainst))};   server CPU per 2xx: ${f2(median(ratios.contactServerCpuToAgainst))}   ${f2(median(ratios.mixServerCpuToAgainst))}`,
+    `ours ÷ against (after ÷ before), 2xx/s: ${medians(ratios.toAgainst)};   server CPU per 2xx: ${medianPair(ratios.serverCpuToAgainst)}`,
   );
 }
 if (fixed.size > 0) {
@@ -532,20 +529,14 @@ if (fixed.size > 0) {
     `p99 at ${FIXED_RATE}/s: ours /api/contact ${p99(`${ours}: /api/contact`)}, mix ${p99(`${ours}: the mix`)}${against ? `;   against /api/contact ${p99('against: /api/contact')}, mix ${p99('against: the mix')}` : ''};   Koa floor ${p99('Koa floor: contact bodies')}, baseline ${p99('baseline')}`,
   );
 }
-console.log(
-  `ours ÷ baseline 2xx/s at saturation: /api/contact ${f2(median(ratios.contact))}   mix ${f2(median(ratios.mix))}`,
-);
+console.log(`ours ÷ baseline 2xx/s at saturation: ${medians(ratios.toBase)}`);
 if (against)
   console.log(
-    `against ÷ baseline 2xx/s at saturation (against on ${againstNode === process.execPath ? 'our Node' : againstNode}): /api/contact ${f2(median(ratios.againstContactToBase))}   mix ${f2(median(ratios.againstMixToBase))}`,
+    `against ÷ baseline 2xx/s at saturation (against on ${againstNode === process.execPath ? 'our Node' : againstNode}): ${medians(ratios.againstToBase)}`,
   );
-console.log(
-  `ours ÷ baseline by CPU per 2xx (baseline's ÷ ours, server + Redis): /api/contact ${f2(median(ratios.contactCpu))}   mix ${f2(median(ratios.mixCpu))}`,
-);
+console.log(`ours ÷ baseline by CPU per 2xx (baseline's ÷ ours, server + Redis): ${medians(ratios.cpuOfBase)}`);
 if (manyBaseline) {
-  console.log(
-    `ours ÷ baseline in ${processes} processes, 2xx/s: /api/contact ${f2(median(ratios.contactToMany))}   mix ${f2(median(ratios.mixToMany))}`,
-  );
+  console.log(`ours ÷ baseline in ${processes} processes, 2xx/s: ${medians(ratios.toMany)}`);
   await stopProcess(manyBaseline);
 }
 for (const extra of extras) {

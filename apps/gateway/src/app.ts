@@ -35,6 +35,7 @@ export type GatewayDeps = {
 export function createApp(deps: GatewayDeps): Koa {
   const { config, logger } = deps;
   const counters = deps.counters ?? createAbuseCounters();
+  const keylessWorkersKey = erasureKeys(config.redis, config.queueName).keylessWorkers;
   const metrics =
     deps.metrics ??
     createGatewayMetrics({
@@ -43,7 +44,7 @@ export function createApp(deps: GatewayDeps): Koa {
       counters,
       redis: deps.redis,
       airtableBaseId: config.airtableBaseId,
-      keylessWorkersKey: erasureKeys(config.redis, config.queueName).keylessWorkers,
+      keylessWorkersKey,
     });
   // Koa takes the leftmost X-Forwarded-For address unless told how many hops to read from the right; a
   // client writing its own first hop then escaped the per-client limit behind our nginx.
@@ -76,8 +77,7 @@ export function createApp(deps: GatewayDeps): Koa {
       redis: deps.redis,
       timeoutMs: config.enqueueTimeoutMs,
       airtableBaseId: config.airtableBaseId,
-      settings: config.redis,
-      queueName: config.queueName,
+      keylessWorkersKey,
     }),
     agentSurfaceRouter(deps),
   ];

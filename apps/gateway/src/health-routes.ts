@@ -1,10 +1,4 @@
-import {
-  airtableBaseFaultKey,
-  erasureKeys,
-  keylessWorkersReason,
-  parseAirtableBaseFault,
-  type RedisSettings,
-} from '@forms/schemas';
+import { airtableBaseFaultKey, keylessWorkersReason, parseAirtableBaseFault } from '@forms/schemas';
 import Router from '@koa/router';
 import { withRedisDeadline } from './redis-deadline.ts';
 import type { ProducerRedis } from './submissions/queue.ts';
@@ -19,32 +13,34 @@ export function healthRoutes({
   redis,
   timeoutMs,
   airtableBaseId,
-  settings,
-  queueName,
+  keylessWorkersKey,
 }: {
   redis: ProducerRedis;
   timeoutMs: number;
   airtableBaseId: string | undefined;
-  settings: Pick<RedisSettings, 'prefix'>;
-  queueName: string;
+  /** Where workers holding every job for want of ERASURE_KEY keep their word (`erasureKeys`). */
+  keylessWorkersKey: string;
 }): Router {
-  const keyless = erasureKeys(settings, queueName).keylessWorkers;
   const router = new Router();
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
     try {
-      await withRedisDeadline(redis.ping(), timeoutMs);
-      const held = await withRedisDeadline(redis.zcount(keyless, Date.now(), '+inf'), timeoutMs);
+      // Both reads at once; either answering is Redis answering.
+      const [held, faultText] = await withRedisDeadline(
+        Promise.all([
+          redis.zcount(keylessWorkersKey, Date.now(), '+inf'),
+          airtableBaseId ? redis.get(airtableBaseFaultKey(airtableBaseId)) : null,
+        ]),
+        timeoutMs,
+      );
       const deliveries = held > 0 ? { status: 'held', reason: keylessWorkersReason(held) } : { status: 'ok' };
       if (!airtableBaseId) {
         ctx.body = { status: 'ready', redis: 'ok', deliveries };
         return;
       }
-      const fault = parseAirtableBaseFault(
-        await withRedisDeadline(redis.get(airtableBaseFaultKey(airtableBaseId)), timeoutMs),
-      );
+      const fault = parseAirtableBaseFault(faultText);
       ctx.body = {
         status: 'ready',
         redis: 'ok',

@@ -9,3 +9,4 @@ export {
 } from './record-ops-action.ts';
 export { stopOnSignals } from './stop-on-signals.ts';
 export { waitForRedis } from './wait-for-redis.ts';
+export { createWriteBatcher, type WriteBatcher } from './write-batcher.ts';

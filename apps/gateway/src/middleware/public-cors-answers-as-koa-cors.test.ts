@@ -4,25 +4,12 @@ import cors from '@koa/cors';
 import Koa from 'koa';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { isAdminPath } from './admin-path.ts';
-import { publicCors } from './public-cors.ts';
+import { PUBLIC_CORS_OPTIONS, publicCors } from './public-cors.ts';
 
 // publicCors sets @koa/cors's headers itself on every request but a preflight. The reference is @koa/cors
 // itself with the same options, as publicCors ran it before: every answer must carry the same headers.
 function reference() {
-  const open = cors({
-    origin: '*',
-    allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
-    allowHeaders: [
-      'Content-Type',
-      'Accept',
-      'Idempotency-Key',
-      'Mcp-Protocol-Version',
-      'Authorization',
-      'X-Request-Id',
-    ],
-    exposeHeaders: ['X-Request-Id', 'Retry-After'],
-    maxAge: 86_400,
-  });
+  const open = cors(PUBLIC_CORS_OPTIONS);
   return (ctx: Koa.Context, next: Koa.Next) => (isAdminPath(ctx.path) ? next() : open(ctx, next));
 }
 

@@ -4,6 +4,15 @@ import { isAdminPath } from './admin-path.ts';
 
 const EXPOSE_HEADERS = ['X-Request-Id', 'Retry-After'].join(',');
 
+/** The public surface's CORS, as @koa/cors takes it (a preflight's answer is @koa/cors's own). */
+export const PUBLIC_CORS_OPTIONS: cors.Options = {
+  origin: '*',
+  allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
+  allowHeaders: ['Content-Type', 'Accept', 'Idempotency-Key', 'Mcp-Protocol-Version', 'Authorization', 'X-Request-Id'],
+  exposeHeaders: EXPOSE_HEADERS,
+  maxAge: 86_400,
+};
+
 /**
  * Open CORS for the public surface (site forms post from any origin), and none under /admin: a foreign
  * page must not be able to read an admin answer, nor get a preflight through for an admin write. "Under
@@ -16,20 +25,7 @@ const EXPOSE_HEADERS = ['X-Request-Id', 'Retry-After'].join(',');
  * the three headers.
  */
 export function publicCors() {
-  const open = cors({
-    origin: '*',
-    allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
-    allowHeaders: [
-      'Content-Type',
-      'Accept',
-      'Idempotency-Key',
-      'Mcp-Protocol-Version',
-      'Authorization',
-      'X-Request-Id',
-    ],
-    exposeHeaders: EXPOSE_HEADERS,
-    maxAge: 86_400,
-  });
+  const open = cors(PUBLIC_CORS_OPTIONS);
   return function publicCors(ctx: Context, next: Next) {
     if (isAdminPath(ctx.path)) return next();
     if (ctx.method === 'OPTIONS') return open(ctx, next);

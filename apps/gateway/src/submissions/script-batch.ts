@@ -1,8 +1,9 @@
+import { createWriteBatcher } from '@forms/runtime';
 import type { Cluster, Redis } from 'ioredis';
 import { queueUnavailable, withRedisDeadline } from '../redis-deadline.ts';
 
-/** One call of a batched script: its keys and arguments, and where its reply goes. */
-type Call = { keys: string[]; args: string[]; resolve: (reply: unknown) => void; reject: (err: unknown) => void };
+/** One call of a batched script: its keys and arguments. */
+type Call = { keys: string[]; args: string[] };
 
 type BatchingRedis = (Redis | Cluster) & Record<string, (...args: (string | number)[]) => Promise<unknown[]>>;
 
@@ -14,44 +15,38 @@ type BatchingRedis = (Redis | Cluster) & Record<string, (...args: (string | numb
  * as a whole is atomic too). `lua` is written as for a lone call: it reads `KEYS` and `ARGV` and returns a
  * value (never nil). On a cluster every call's keys must hash to one slot (ours share the queue's hash tag).
  *
- * The batch leaves at the end of the turn (setImmediate), when the turn's requests have made their calls; a
- * Redis that fails or does not answer within `timeoutMs` fails every call of the batch with 503, and so does
- * a script error in any one call (a key of the wrong type: data no submission writes).
+ * The turn's calls are gathered by the group commit the worker's Postgres writes use (`createWriteBatcher`),
+ * with nothing held back: every turn's batch leaves at the end of that turn, whatever is in flight. A Redis
+ * that fails or does not answer within `timeoutMs` fails every call of the batch with 503, and so does a
+ * script error in any one call (a key of the wrong type: data no submission writes).
  */
 export function scriptBatch(redis: Redis | Cluster, name: string, lua: string, timeoutMs: number) {
   const command = `${name}Batch`;
   if (!(command in redis)) redis.defineCommand(command, { lua: batchedLua(lua) });
-  let pending: Call[] | undefined;
-
-  function flush() {
-    const calls = pending!;
-    pending = undefined;
-    const keys: string[] = [];
-    const args: string[] = [String(calls.length)];
-    for (const call of calls) {
-      keys.push(...call.keys);
-      args.push(String(call.keys.length), String(call.args.length), ...call.args);
-    }
-    withRedisDeadline((redis as BatchingRedis)[command]!(keys.length, ...keys, ...args), timeoutMs).then(
-      (replies) => {
-        for (let i = 0; i < calls.length; i++) calls[i]!.resolve(replies[i]);
-      },
-      (err: Error) => {
-        // Each request gets an error of its own (the error handler and CORS write onto it).
-        for (const call of calls) call.reject(queueUnavailable(err.cause ?? err));
-      },
-    );
-  }
-
-  return function call<Reply>(keys: string[], args: string[]): Promise<Reply> {
-    return new Promise<Reply>((resolve, reject) => {
-      if (!pending) {
-        pending = [];
-        setImmediate(flush);
+  const batcher = createWriteBatcher<Call, unknown>({
+    maxBatch: Number.POSITIVE_INFINITY,
+    maxInFlight: Number.POSITIVE_INFINITY,
+    async write(calls) {
+      const keys: string[] = [];
+      const args: string[] = [String(calls.length)];
+      for (const call of calls) {
+        keys.push(...call.keys);
+        args.push(String(call.keys.length), String(call.args.length), ...call.args);
       }
-      pending.push({ keys, args, resolve: resolve as (reply: unknown) => void, reject });
-    });
-  };
+      try {
+        const replies = await withRedisDeadline(
+          (redis as BatchingRedis)[command]!(keys.length, ...keys, ...args),
+          timeoutMs,
+        );
+        return replies.map((value) => ({ status: 'fulfilled', value }));
+      } catch (err) {
+        // Each request gets an error of its own (the error handler and CORS write onto it).
+        const cause = (err as Error).cause ?? err;
+        return calls.map(() => ({ status: 'rejected', reason: queueUnavailable(cause) }));
+      }
+    },
+  });
+  return <Reply>(keys: string[], args: string[]) => batcher.add({ keys, args }) as Promise<Reply>;
 }
 
 /** ARGV: the number of calls, then per call its number of keys, its number of arguments and the arguments. */

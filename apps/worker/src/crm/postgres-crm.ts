@@ -1,8 +1,8 @@
+import { createWriteBatcher } from '@forms/runtime';
 import type { Database } from '../db/database.ts';
 import { type Crm, type DeliveredSubmission, type DeliveryResult, PermanentCrmError } from './crm.ts';
 import { redactValues } from './redact-values.ts';
 import { upsertSubmissions } from './upsert-submissions.ts';
-import { createWriteBatcher } from './write-batcher.ts';
 
 /**
  * The Postgres CRM: `submissions` gets one row per submission (keyed by its id, so a second delivery is a

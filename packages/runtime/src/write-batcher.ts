@@ -6,10 +6,11 @@ export type WriteBatcher<In, Out> = {
 };
 
 /**
- * Group commit for the writes of concurrently running jobs: items added during one turn of the event loop
- * leave together, and while `maxInFlight` batches are being written, new items wait and leave in the next
- * batch (at most `maxBatch`). So a lone write leaves at once, and under load batches grow with the backlog
- * without any timer. `write` answers one outcome per item, in order: each caller gets its own.
+ * Group commit: items added during one turn of the event loop leave together, and while `maxInFlight`
+ * batches are being written, new items wait and leave in the next batch (at most `maxBatch`). So a lone item
+ * leaves at once, and under load batches grow with the backlog without any timer. `write` answers one outcome
+ * per item, in order: each caller gets its own. The worker's Postgres writes use it (at most 2 batches in
+ * flight), and the gateway's claim scripts (`scriptBatch`: every turn's claims at once, none held back).
  */
 export function createWriteBatcher<In, Out>({
   write,
