@@ -9,7 +9,7 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { eventually, scaled, sleep } from '../support/wait.ts';
 
 // A real minute: 30 s of connection refused, then 30 s of 503s. TEST_TIME_SCALE shortens it (and the
-// worker's retry steps and timeout with it) for a quick local run; CI runs the minute.
+// worker's retry steps and timeout with it): CI runs it at half length, a 30 s outage.
 const OUTAGE_MS = scaled(60_000);
 const TOTAL = scaled(500, 100);
 const LIMIT = 5;

@@ -20,7 +20,7 @@ export async function eventually(
 /**
  * TEST_TIME_SCALE (default 1) shortens the long waits of the fault tests for a quick local run, keeping
  * their ratios: outages, retry steps, timeouts and backlogs all scale together, so each test still means
- * what it says. CI runs them at 1 (the full minute of `crm-down-for-a-minute`, once).
+ * what it says. `pnpm test` runs them at 1 (the full minute of `crm-down-for-a-minute`); `.ci/run` at 0.5.
  */
 const TIME_SCALE = Number(process.env.TEST_TIME_SCALE ?? 1);
 if (!(TIME_SCALE > 0 && TIME_SCALE <= 1)) throw new Error('TEST_TIME_SCALE must be in (0, 1]');
