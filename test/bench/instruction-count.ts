@@ -57,8 +57,8 @@ function gateway(title: string, cwd: string, env: Record<string, string> = {}): 
 async function count({ title, args, cwd, env, floor }: Target) {
   const port = await freePort();
   const out = mkdtempSync(join(tmpdir(), 'forms-instructions-'));
-  // valgrind names its control pipes after USER and HOST, and HOST is the gateway's listen address: the
-  // control command below is given the same two.
+  // valgrind names its control pipes after USER and HOST, and HOST is also the gateway's listen address
+  // (loopback): the control command below is given the same two.
   const vgdb = `--vgdb-prefix=${join(out, 'vgdb')}`;
   const names = { USER: userInfo().username, HOST: '127.0.0.1' };
   const child = spawn(
@@ -75,7 +75,6 @@ async function count({ title, args, cwd, env, floor }: Target) {
       env: {
         ...process.env,
         PORT: String(port),
-        HOST: '127.0.0.1',
         REDIS_URL: redis.url,
         QUEUE_NAME: 'bench',
         LOG_LEVEL: 'warn',
