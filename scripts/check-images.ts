@@ -5,8 +5,7 @@
  * names (cached in the local image store), builds both targets, checks what each image holds (user, /app,
  * no package manager, production dependencies only, no secret in any layer), checks the compose file,
  * nginx.conf and redis.conf, and sends one submission through both images. Prints each image's size and
- * build time; exits 1 with every problem named. `--build-only` stops after the builds (the layer cache
- * filled for a check to come). docs/testing.md#the-images says more.
+ * build time; exits 1 with every problem named. docs/testing.md#the-images says more.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +30,6 @@ const APPS = [
   },
 ] as const;
 
-const buildOnly = process.argv.includes('--build-only');
 const started = performance.now();
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 const log = (line: string) => console.log(`images: ${line}`);
@@ -57,9 +55,6 @@ async function main(): Promise<string[]> {
       `built ${image} (target ${target}) in ${took.toFixed(1)} s: ${(config.size / 1e6).toFixed(0)} MB, user ${config.user}, workdir ${config.workingDir}, cmd ${JSON.stringify(config.cmd)}`,
     );
   }
-  // `--build-only`: the bases and both images into the layer cache, nothing checked (.ci/run builds them
-  // beside the tests, so that the check after them finds every layer made).
-  if (buildOnly) return [];
 
   const problems: string[] = [];
   for (const { target, required } of APPS) {
@@ -131,8 +126,7 @@ async function nodeVersionIn(image: string): Promise<string> {
 main().then(
   (problems) => {
     for (const problem of problems) console.error(`images: FAILED: ${problem}`);
-    const done = buildOnly ? 'built' : 'all checks passed';
-    log(`${problems.length === 0 ? done : `${problems.length} problem(s)`} in ${seconds(started)}`);
+    log(`${problems.length === 0 ? 'all checks passed' : `${problems.length} problem(s)`} in ${seconds(started)}`);
     process.exit(problems.length === 0 ? 0 : 1);
   },
   (err: Error) => {
