@@ -90,7 +90,7 @@ describe('Redis restarted (AOF on) under load', () => {
       await queue.close();
     }
     worker.child.kill('SIGTERM');
-    expect(await worker.exited).toBe(0);
+    expect(await worker.exited, worker.output()).toBe(0);
 
     const db = await store.read();
     const { rows } = await db.query<{ id: string; email: string }>('SELECT id, email FROM submissions');
