@@ -108,13 +108,31 @@ async function isolate(db: Database, submissions: readonly DeliveredSubmission[]
   return outcomes.flat();
 }
 
+/**
+ * One statement for `submissions`, written again (at most twice more) when it lost a race with another
+ * statement rather than failed for its rows: the statement is its own transaction, so a refused one wrote
+ * nothing. The race: two statements insert the same new contact at once (a contact and a contact-update for
+ * one email, in two batches in flight); ON CONFLICT (email) sees the other's row only once it is committed,
+ * and before that the contact id's own key refuses the second insert (23505). Written again, the statement
+ * finds the committed row and merges into it. Deadlocks (40P01) and serialization failures (40001) are the
+ * same kind. A row that is really refused is refused again, and goes on to `isolate`.
+ */
 async function attempt(db: Database, submissions: readonly DeliveredSubmission[]): Promise<Attempt> {
-  try {
-    const ids = await upsertSubmissions(db, submissions);
-    return { outcomes: ids.map((crmRecordId) => ({ status: 'fulfilled', value: { crmRecordId } })) };
-  } catch (error) {
-    return { error };
+  for (let tries = 1; ; tries++) {
+    try {
+      const ids = await upsertSubmissions(db, submissions);
+      return { outcomes: ids.map((crmRecordId) => ({ status: 'fulfilled', value: { crmRecordId } })) };
+    } catch (error) {
+      if (tries < 3 && lostARace(error)) continue;
+      return { error };
+    }
   }
+}
+
+/** A unique violation, deadlock or serialization failure: what a concurrent statement causes. */
+function lostARace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === '23505' || code === '40P01' || code === '40001';
 }
 
 /** Alone, the error is the row's own; shared, it names none of the batch's values either. */
