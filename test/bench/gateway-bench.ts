@@ -372,9 +372,14 @@ const ratios = {
 // BENCH_TOGETHER_RATE: the rate of each server in the side-by-side runs (0 leaves them out).
 const togetherRate = Number(process.env.BENCH_TOGETHER_RATE ?? 1_000);
 const f2 = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(2));
-function record({ contact, mix }: Pair, onContact: number, onMix: number) {
-  contact.push(onContact);
-  mix.push(onMix);
+/** Servers' rows of one round: on /api/contact and on the mix. */
+type Rows = { contact: Row; mix: Row };
+const okPerSecond = (row: Row) => row.okPerSecond;
+const serverUs = (row: Row) => row.serverUs;
+/** Records `of(top) ÷ of(bottom)`, on /api/contact and on the mix. */
+function record({ contact, mix }: Pair, top: Rows, bottom: Rows, of: (row: Row) => number) {
+  contact.push(of(top.contact) / of(bottom.contact));
+  mix.push(of(top.mix) / of(bottom.mix));
 }
 const lastPair = (p: Pair) => `${f2(p.contact.at(-1))}, ${f2(p.mix.at(-1))}`;
 const lastLabelled = (p: Pair) => `/api/contact ${f2(p.contact.at(-1))}, mix ${f2(p.mix.at(-1))}`;
@@ -412,32 +417,20 @@ for (let round = 1; round <= rounds; round++) {
     rows.push(row);
   }
   rows.push(base, floorContact, contact, floorMix, mix, ...(many ? [many] : []));
-  record(ratios.toBase, contact.okPerSecond / base.okPerSecond, mix.okPerSecond / base.okPerSecond);
-  record(ratios.toFloor, contact.okPerSecond / floorContact.okPerSecond, mix.okPerSecond / floorMix.okPerSecond);
-  record(ratios.serverCpuToFloor, contact.serverUs / floorContact.serverUs, mix.serverUs / floorMix.serverUs);
+  const oursRows = { contact, mix };
+  const floorRows = { contact: floorContact, mix: floorMix };
+  const baseRows = { contact: base, mix: base };
+  record(ratios.toBase, oursRows, baseRows, okPerSecond);
+  record(ratios.toFloor, oursRows, floorRows, okPerSecond);
+  record(ratios.serverCpuToFloor, oursRows, floorRows, serverUs);
   if (againstContact && againstMix) {
     rows.push(againstContact, againstMix);
-    record(
-      ratios.againstToBase,
-      againstContact.okPerSecond / base.okPerSecond,
-      againstMix.okPerSecond / base.okPerSecond,
-    );
-    record(
-      ratios.againstToFloor,
-      againstContact.okPerSecond / floorContact.okPerSecond,
-      againstMix.okPerSecond / floorMix.okPerSecond,
-    );
-    record(
-      ratios.againstServerCpuToFloor,
-      againstContact.serverUs / floorContact.serverUs,
-      againstMix.serverUs / floorMix.serverUs,
-    );
-    record(
-      ratios.toAgainst,
-      contact.okPerSecond / againstContact.okPerSecond,
-      mix.okPerSecond / againstMix.okPerSecond,
-    );
-    record(ratios.serverCpuToAgainst, contact.serverUs / againstContact.serverUs, mix.serverUs / againstMix.serverUs);
+    const againstRows = { contact: againstContact, mix: againstMix };
+    record(ratios.againstToBase, againstRows, baseRows, okPerSecond);
+    record(ratios.againstToFloor, againstRows, floorRows, okPerSecond);
+    record(ratios.againstServerCpuToFloor, againstRows, floorRows, serverUs);
+    record(ratios.toAgainst, oursRows, againstRows, okPerSecond);
+    record(ratios.serverCpuToAgainst, oursRows, againstRows, serverUs);
   }
   if (togetherRate > 0) {
     for (const [side, name, floorRequests, ourRequests] of [
@@ -462,10 +455,8 @@ for (let round = 1; round <= rounds; round++) {
       );
     }
   }
-  if (many) {
-    record(ratios.toMany, contact.okPerSecond / many.okPerSecond, mix.okPerSecond / many.okPerSecond);
-  }
-  record(ratios.cpuOfBase, base.cpuUs / contact.cpuUs, base.cpuUs / mix.cpuUs);
+  if (many) record(ratios.toMany, oursRows, { contact: many, mix: many }, okPerSecond);
+  record(ratios.cpuOfBase, baseRows, oursRows, (row) => row.cpuUs);
   console.log(
     `round ${round}: ours ÷ Koa floor, 2xx/s: ${lastLabelled(ratios.toFloor)}; server CPU per 2xx, ours ÷ floor's: ${lastPair(ratios.serverCpuToFloor)}${against ? `;   against ÷ floor: ${lastPair(ratios.againstToFloor)}, CPU ${lastPair(ratios.againstServerCpuToFloor)}` : ''}`,
   );
