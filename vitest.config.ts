@@ -20,7 +20,8 @@ const SETTINGS: Record<Tier, { globalSetup: string[]; maxWorkers?: number; fileP
 
 /**
  * One vitest project per tier (scripts/test-tiers.ts says which file is in which). `pnpm test` runs them one
- * after another; a run of several at once (a file list) takes them in the same order, by `groupOrder`.
+ * after another, but for fault and cluster, two vitest runs side by side (each mostly waits); a run of several
+ * tiers in one vitest (a file list) takes them in this order, by `groupOrder`.
  */
 const files = testFiles();
 

@@ -2,9 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { testFiles } from './test-tiers.ts';
 
 /**
- * `pnpm test:fast`, the daily loop: biome, the type check of the projects a change touches (tsc per
- * package, as `pnpm typecheck` does for all), the whole unit
- * tier, and the other in-process tiers' files the change touches: test files it edits or adds, and the
+ * `pnpm test:fast`, the daily loop: biome, `pnpm typecheck` when a change touches TypeScript or JSON, the whole
+ * unit tier, and the other in-process tiers' files the change touches: test files it edits or adds, and the
  * tests beside the code in the folders it edits. Fault and cluster tests are left to `pnpm test`.
  */
 const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).split('\n').filter(Boolean);
@@ -18,14 +17,6 @@ const touched = testFiles().filter(
     (changed.includes(file) || (!file.startsWith('test/') && folders.has(file.slice(0, file.lastIndexOf('/') + 1)))),
 );
 
-/** The TypeScript projects holding a changed file: a workspace package's folder, or the root (scripts). */
-function changedProjects(): string[] {
-  const projects = changed
-    .filter((file) => /\.(ts|json)$/.test(file))
-    .map((file) => /^(apps|packages|examples)\/[^/]+\//.exec(file)?.[0] ?? (file.startsWith('test/') ? 'test/' : '.'));
-  return [...new Set(projects)];
-}
-
 function run(command: string, args: string[]) {
   console.log(`\n$ ${command} ${args.join(' ')}`);
   const { status } = spawnSync(command, args, { stdio: 'inherit' });
@@ -33,7 +24,7 @@ function run(command: string, args: string[]) {
 }
 
 run('pnpm', ['check']);
-for (const project of changedProjects()) run('pnpm', ['exec', 'tsc', '-p', project]);
+if (changed.some((file) => /\.(ts|json)$/.test(file))) run('pnpm', ['typecheck']);
 run('pnpm', ['exec', 'vitest', 'run', '--project', 'unit']);
 if (touched.length > 0)
   run('pnpm', [

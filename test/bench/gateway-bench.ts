@@ -28,10 +28,10 @@ import { sleep } from '../support/wait.ts';
  * BENCH_FLOOR=1 adds, to every round, the floor with a claim script before the add (the claim of today's
  * gateway, in small), without and with auto-pipelining.
  * Tracing: "ours" runs with tracing off (no OTLP endpoint, as by default); every round adds the same
- * gateway with tracing on, sampling 100 % and 10 % (OTEL_TRACES_SAMPLER), exporting OTLP/HTTP protobuf to a
- * collector stand-in in this process that reads and drops each export. Each is printed as a ratio of ours
- * with tracing off, by 2xx/s and by CPU per 2xx. BENCH_TRACING=0 leaves them out. Off against the code
- * before tracing existed: BENCH_AGAINST=<a checkout without it>.
+ * gateway with tracing on, sampling 100 % and 10 % (OTEL_TRACES_SAMPLER), exporting OTLP/HTTP protobuf (or
+ * BENCH_OTLP_PROTOCOL, e.g. http/json) to a collector stand-in in this process that reads and drops each
+ * export. Each is printed as a ratio of ours with tracing off, by 2xx/s and by CPU per 2xx. BENCH_TRACING=0
+ * leaves them out. Off against the code before tracing existed: BENCH_AGAINST=<a checkout without it>.
  *
  * Traffic goes only to 127.0.0.1; every run is bounded (BENCH_SECONDS, default 10, plus 2 s of warm-up;
  * BENCH_ROUNDS, default 1, repeats the saturation runs).
@@ -322,7 +322,10 @@ if (process.env.BENCH_TRACING !== '0') {
   collectorServer.listen(0, '127.0.0.1');
   await once(collectorServer, 'listening');
   const endpoint = `http://127.0.0.1:${(collectorServer.address() as AddressInfo).port}`;
-  const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' };
+  const traced = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: process.env.BENCH_OTLP_PROTOCOL ?? 'http/protobuf',
+  };
   await addGateway(
     'tracing on, 100 %: POST /api/contact',
     { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_always_on' },

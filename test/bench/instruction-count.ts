@@ -5,21 +5,26 @@
  * well under 1 % between runs, whatever else the machine does, so a change of a few percent can be seen.
  *
  * Each server runs under callgrind with counting off while BENCH_WARM requests (default 40,000) bring its
- * code to the tiers it runs at under load; then BENCH_COUNTED requests (default 4,000) are counted, 20 at
- * a time. The figure is the main thread's instructions per 2xx (JavaScript, the event loop, the
- * collections made on it); V8's compiler and collector threads are printed beside it. What it leaves out:
- * the kernel's side of each system call, which a time measure counts, so the ratio here is wider than
- * `pnpm bench:gateway`'s CPU ratio. Work done once per second of wall time (a cached `Date` header) is
- * spread over ~50 times fewer requests under valgrind, a few hundred instructions per request.
+ * code to the tiers it runs at under load (TurboFan compiling on the main thread, so that compiling is over
+ * when they are; no memory reducer, whose full collections valgrind's slowness would set off); then
+ * BENCH_COUNTED requests (default 4,000) are counted, 20 at a time. The figure is the main thread's
+ * instructions per 2xx (JavaScript, the event loop, the collections made on it); V8's compiler and collector
+ * threads are printed beside it. What it leaves out: the kernel's side of each system call, which a time
+ * measure counts, so the ratio here is wider than `pnpm bench:gateway`'s CPU ratio. Work done once
+ * per second of wall time (a cached `Date` header) is spread over ~50 times fewer requests under valgrind,
+ * a few hundred instructions per request.
  *
- * Rows: the floor, ours, and with BENCH_TRACING=1 (default) ours with tracing on and sampling nothing
- * (OTEL_TRACES_SAMPLER=parentbased_traceidratio, ratio 0: every request pays for the span it does not
- * record, nothing is exported). BENCH_AGAINST=<another checkout, installed> adds its gateway. Two servers
- * are counted at a time, one per core. BENCH_KEEP=1 keeps the callgrind files (with V8's perf map, for
- * callgrind_annotate) and prints where. Needs valgrind (Debian's `valgrind` package).
+ * Rows: the floor, ours, and unless BENCH_TRACING=0 ours with tracing on, sampling nothing, 10 % and 100 %
+ * (OTEL_TRACES_SAMPLER=parentbased_traceidratio with ratio 0 and 0.1, parentbased_always_on), exporting
+ * OTLP/HTTP protobuf to a collector here that reads each export whole and drops it: what a request pays for
+ * tracing, the spans it records and their export. BENCH_AGAINST=<another checkout, installed> adds its
+ * gateway. Two servers are counted at a time, one per core. BENCH_KEEP=1 keeps the callgrind files (with
+ * V8's perf map, for callgrind_annotate) and prints where. Needs valgrind (Debian's `valgrind` package).
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -48,8 +53,13 @@ process.on('exit', () => {
 
 type Target = { title: string; args: string[]; cwd: string; env: Record<string, string>; floor?: boolean };
 
+/** Each checkout's gateway is built once, whatever number of rows run it. */
+const built = new Set<string>();
 function gateway(title: string, cwd: string, env: Record<string, string> = {}): Target {
-  execFileSync('pnpm', ['exec', 'tsup', '--silent'], { cwd: join(cwd, 'apps/gateway'), stdio: 'ignore' });
+  if (!built.has(cwd)) {
+    execFileSync('pnpm', ['exec', 'tsup', '--silent'], { cwd: join(cwd, 'apps/gateway'), stdio: 'ignore' });
+    built.add(cwd);
+  }
   return { title, args: ['apps/gateway/dist/main.js'], cwd, env };
 }
 
@@ -67,6 +77,14 @@ async function count({ title, args, cwd, env, floor }: Target) {
       ...['--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', '--separate-threads=yes', vgdb],
       `--callgrind-out-file=${join(out, 'callgrind.%p')}`,
       process.execPath,
+      // V8 optimises (TurboFan) on the main thread, so that compiling is over with the warm-up.
+      '--no-concurrent-recompilation',
+      // V8's memory reducer starts a full GC when the allocation rate per second of wall time drops, which
+      // is how a process looks under valgrind (~50 times slower): rows that allocate more (tracing on)
+      // counted full GCs a process at full speed does not run (concurrent marking on the helper threads,
+      // 250-500 k per request, and more on the main thread), a different number in each window. A row whose
+      // other threads count more than a few k per request is still compiling or collecting: not a measure.
+      '--no-memory-reducer',
       ...(keep ? ['--perf-basic-prof', '--interpreted-frames-native-stack'] : []),
       ...(floor ? ['--import', 'tsx', ...args, redis.url, String(port), 'floor', 'bare'] : args),
     ],
@@ -80,6 +98,8 @@ async function count({ title, args, cwd, env, floor }: Target) {
         LOG_LEVEL: 'warn',
         TRUST_PROXY: 'true',
         GATEWAY_PROCESSES: '1',
+        // Under valgrind a request takes ~50 times as long: Redis's answer is not late, the count is.
+        ENQUEUE_TIMEOUT_MS: '60000',
         OTEL_EXPORTER_OTLP_ENDPOINT: '',
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
         ...env,
@@ -137,13 +157,25 @@ const targets: Target[] = [
 ];
 if (process.env.BENCH_AGAINST) targets.push(gateway('BENCH_AGAINST', process.env.BENCH_AGAINST));
 if (process.env.BENCH_TRACING !== '0') {
+  const collector = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((listening) => collector.listen(0, '127.0.0.1', listening));
+  collector.unref();
+  const traced = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    // Under valgrind the exporter falls behind, and past its queue (2,048 spans) the SDK drops spans instead
+    // of encoding them: how many were dropped then depended on timing, and the sampled rows moved by a third
+    // from run to run. With room for every span, each one is encoded and sent.
+    OTEL_BSP_MAX_QUEUE_SIZE: '1000000',
+  };
+  const ratio = (arg: string) => ({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: arg });
   targets.push(
-    gateway('ours, tracing on, sampling nothing', REPO_ROOT, {
-      // Nothing is sampled, so nothing is ever sent here.
-      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
-      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
-      OTEL_TRACES_SAMPLER_ARG: '0',
-    }),
+    gateway('ours, tracing on, sampling nothing', REPO_ROOT, { ...traced, ...ratio('0') }),
+    gateway('ours, tracing on, sampling 10 %', REPO_ROOT, { ...traced, ...ratio('0.1') }),
+    gateway('ours, tracing on, sampling 100 %', REPO_ROOT, { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_always_on' }),
   );
 }
 

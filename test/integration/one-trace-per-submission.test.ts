@@ -70,6 +70,8 @@ beforeAll(async () => {
       AIRTABLE_RATE_LIMIT: '20',
       // A write whose request failed waits out its record's lease (twice this) before it is sent again.
       AIRTABLE_REQUEST_TIMEOUT_MS: '1000',
+      // The pause after a 429 that holds the rest back until they can share a request (below).
+      AIRTABLE_LOCKOUT_MS: '3000',
     }),
     spawnGateway({ ...common, QUEUE_NAME: queues.postgres }),
     spawnWorker({ ...common, ...worker, ...store.workerEnv, QUEUE_NAME: queues.postgres }),
@@ -127,7 +129,10 @@ describe('one trace per submission', () => {
     expect(ops.code, ops.stderr).toBe(0);
     expect(ops.json.replayed).toBe(1);
 
-    // The rest at once, so the Airtable batcher writes several in one request; one carries a CV.
+    // The rest at once; one carries a CV. The first request they make is answered 429, and the base's
+    // pause holds the others until they share a request: without it, a slow machine's worker takes them
+    // one by one, each alone in its own request.
+    airtable.faults.script = [{ status: 429, type: 'RATE_LIMIT_REACHED' }];
     const airtableKinds: SubmissionKind[] = [
       'contact',
       'contact-update',
@@ -254,9 +259,11 @@ describe('one trace per submission', () => {
         expect(one('s3.put cv').parentSpanId).toBe(finalise.spanId);
       }
     }
-    // The retried submission's first request (the 503) and the batch that carried several submissions.
+    // The retried submission's first request (the 503), the 429, and the batch that carried several submissions.
     const upserts = spans.filter((span) => span.name === 'airtable.upsert');
-    expect(upserts.some((span) => span.attributes['http.response.status_code'] === 503)).toBe(true);
+    const statuses = upserts.map((span) => span.attributes['http.response.status_code']);
+    expect(statuses).toContain(503);
+    expect(statuses).toContain(429);
     expect(Math.max(...upserts.map((span) => span.links.length))).toBeGreaterThan(1);
     // The ops run links to the trace of the submission it replayed.
     const replaySpan = spans.find((span) => span.name === 'ops.replay');

@@ -2,16 +2,19 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openTestDatabase, sharedPostgresUrl, type TestDatabase } from '../support/crm-database.ts';
-import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { type GatewayProcess, spawnGateway, spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 import { validBody } from '../support/valid-bodies.ts';
 import { eventually } from '../support/wait.ts';
 
-// A gateway that samples nothing of its own (ratio 0) and a worker that samples every root trace: a job must
-// carry its request's "sampled out" to the worker, whose parent-based sampler then records nothing for it. A
-// job that carried no trace context would start a root trace at the worker, sampled, and be exported. One
-// request comes with a sampled W3C `traceparent`: its spans arriving shows the exporters work, so nothing
-// else having arrived by then is an answer, not a wait that ran out.
+// A gateway that samples half of its new traces and a worker that samples every root trace. The gateway decides
+// a new trace before the SDK sees it, and a request it samples out never enters the SDK: that request's job
+// must still carry "sampled out" to the worker, whose parent-based sampler then records nothing for it (a
+// job that carried no trace context would start a root trace at the worker, sampled, and be exported), and
+// nothing under the request may start a trace of its own. A request it samples is traced whole, once: the
+// SDK must not draw again. One last request comes with a sampled W3C `traceparent`: its worker spans arriving
+// shows the exporters have sent everything before it, so what has arrived by then is an answer, not a wait
+// that ran out.
 const queueName = `sampled-out-${randomUUID()}`;
 let receiver: OtlpReceiver;
 let store: TestDatabase;
@@ -31,7 +34,7 @@ beforeAll(async () => {
     OTEL_BSP_SCHEDULE_DELAY: '50',
   };
   [gateway, worker] = await Promise.all([
-    spawnGateway({ ...common, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }),
+    spawnGateway({ ...common, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' }),
     spawnWorker({ ...common, ...store.workerEnv, OTEL_TRACES_SAMPLER: 'parentbased_always_on' }),
   ]);
   queue = new Queue(queueName, { connection: { url: inject('redisUrl') } });
@@ -55,16 +58,35 @@ async function submit(tag: string, traceparent?: string): Promise<void> {
 }
 const completed = async () => (await queue.getJobCounts('completed')).completed;
 
+const SUBMISSIONS = 40;
+
 describe('a submission whose trace is sampled out', () => {
   it('leaves no spans at the worker either, while a sampled one is exported whole', async () => {
-    for (let i = 0; i < 3; i++) await submit(`out${i}-${randomUUID().slice(0, 6)}`);
-    await eventually(async () => (await completed()) === 3);
+    for (let i = 0; i < SUBMISSIONS; i++) await submit(`out${i}-${randomUUID().slice(0, 6)}`);
+    await eventually(async () => (await completed()) === SUBMISSIONS);
     const traceId = randomBytes(16).toString('hex');
     await submit(`in-${randomUUID().slice(0, 6)}`, `00-${traceId}-${randomBytes(8).toString('hex')}-01`);
-    await eventually(async () => (await completed()) === 4);
-    // The sampled submission's worker spans arrive after the sampled-out jobs had finished.
+    await eventually(async () => (await completed()) === SUBMISSIONS + 1);
+    // The sampled submission's worker spans arrive after the other jobs had finished.
     await eventually(async () => receiver.spans.some((s) => s.traceId === traceId && s.service === 'forms-worker'));
-    const others = receiver.spans.filter((s) => s.traceId !== traceId);
-    expect(others.map((s) => `${s.service} ${s.name}`)).toEqual([]);
+    const traces = new Map<string, ReceivedSpan[]>();
+    for (const span of receiver.spans.filter((s) => s.traceId !== traceId)) {
+      traces.set(span.traceId, [...(traces.get(span.traceId) ?? []), span]);
+    }
+    // Each trace is one whole submission: the gateway's server span and its add, the worker's CRM write. A
+    // trace without the server span was started under a request that had been sampled out.
+    for (const spans of traces.values()) {
+      expect(spans.map((s) => `${s.service} ${s.name}`)).toEqual(
+        expect.arrayContaining([
+          'forms-gateway POST /api/cpa-signup',
+          `forms-gateway add ${queueName}.cpa-signup.v1`,
+          'forms-worker crm.write',
+        ]),
+      );
+      expect(spans.filter((s) => s.service === 'forms-gateway' && !s.parentSpanId)).toHaveLength(1);
+    }
+    // Some were sampled and some were not: none or all of 40 has a chance of 2e-12 at 0.5.
+    expect(traces.size).toBeGreaterThan(0);
+    expect(traces.size).toBeLessThan(SUBMISSIONS);
   });
 });

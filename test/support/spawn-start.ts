@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './spawn-app.ts';
@@ -25,15 +25,35 @@ export type StartProcess = {
 /**
  * Runs `pnpm start` (`via: 'pnpm'`) or scripts/start.ts itself (`via: 'node'`, on the Node running the
  * test) in its own process group with `env` added to ours (a key set to undefined is left out), and
- * resolves once it logs "listening on" (bounded). Its DATA_DIR is a new folder unless `env` names one.
+ * resolves once the gateway logs "listening on" (bounded), or for the demo once its site is up (`readyOn`).
+ * Its DATA_DIR is a new folder unless `env` names one, holding a PGlite made once (`pgliteTemplate`) unless
+ * `firstStart`.
  */
 export async function spawnStart(
   env: Record<string, string | undefined>,
-  { via = 'node', script = 'start' }: { via?: 'node' | 'pnpm'; script?: 'start' | 'demo' } = {},
+  {
+    via = 'node',
+    script = 'start',
+    readyOn = script === 'demo' ? 'site' : 'gateway',
+    firstStart = false,
+  }: {
+    via?: 'node' | 'pnpm';
+    script?: 'start' | 'demo';
+    readyOn?: 'gateway' | 'site';
+    /** Its own DATA_DIR left empty, as a newcomer's first start finds it (PGlite's initdb included). */
+    firstStart?: boolean;
+  } = {},
 ): Promise<StartProcess> {
-  const { DATABASE_URL: _ours, ...inherited } = process.env;
+  // As a terminal runs it: without the variables the pnpm running this test set for its children (one of
+  // them, pnpm_config_verify_deps_before_run, makes a nested pnpm check `engines` against the Node it runs
+  // on rather than the project's `nodeVersion`, and warn).
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name !== 'DATABASE_URL' && !/^(npm|pnpm)_/i.test(name)),
+  );
   const ownDir = env.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'forms-start-')) : undefined;
   const dataDir = env.DATA_DIR ?? ownDir!;
+  if (ownDir && !firstStart && !env.DATABASE_URL)
+    cpSync(await pgliteTemplate(), join(ownDir, 'pglite'), { recursive: true });
   const [command, args] =
     via === 'pnpm' ? ['pnpm', [script]] : [process.execPath, ['--import', 'tsx', `${REPO_ROOT}scripts/start.ts`]];
   // As a terminal runs it: without this run's node_modules/.bin on PATH (pnpm puts it there itself).
@@ -62,7 +82,7 @@ export async function spawnStart(
     code: code as number | null,
     signal: signal as NodeJS.Signals | null,
   }));
-  const ready = script === 'demo' ? /demo site: \S+ {2}\(gateway: (\S+)\)/ : /listening on (http:\/\/\S+)/;
+  const ready = readyOn === 'site' ? /demo site: \S+ {2}\(gateway: (\S+)\)/ : /listening on (http:\/\/\S+)/;
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (ready.test(output)) break;
@@ -88,6 +108,29 @@ export async function spawnStart(
       if (ownDir) rmSync(ownDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A PGlite folder as its first open leaves it (initdb: about 5 s of CPU, on a core the other tests share),
+ * made once per PGlite version on this machine and copied into each start's own DATA_DIR (40 ms): the
+ * starts here test signals, addresses and what is printed, not a first start, which `firstStart` keeps.
+ */
+async function pgliteTemplate(): Promise<string> {
+  const manifest = join(REPO_ROOT, 'apps/worker/node_modules/@electric-sql/pglite/package.json');
+  const { version } = JSON.parse(readFileSync(manifest, 'utf8'));
+  const template = join(tmpdir(), `forms-pglite-template-${version}`);
+  if (existsSync(template)) return template;
+  const making = `${template}.${process.pid}`;
+  // Loaded only to make the template, once per machine: a test that starts the pipeline imports nothing of it.
+  const { openPglite } = await import('@forms/worker');
+  await (await openPglite(making)).close();
+  try {
+    renameSync(making, template);
+  } catch {
+    // Another test process made it first: theirs is the same.
+    rmSync(making, { recursive: true, force: true });
+  }
+  return template;
 }
 
 /** The local addresses listening on TCP `port`, from /proc/net/tcp and tcp6 (`127.0.0.1`, `0.0.0.0`, `::`…). */

@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startSiteServer } from './start-site-server.ts';
+import { type RunningSite, startSiteServer } from './start-site-server.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const sitePort = Number(process.env.SITE_PORT ?? 8080);
@@ -19,8 +19,22 @@ const pipeline = apiUrl
     });
 apiUrl ??= `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 
+// Set before anything is waited for or printed: a Ctrl-C while the gateway starts, or just after the "demo
+// site" line, stops the pipeline and exits 0 like any later one (without a handler, node dies of it).
+let site: RunningSite | undefined;
+let stopping = false;
+function stop() {
+  stopping = true;
+  void site?.stop();
+  if (!pipeline || pipeline.exitCode !== null || pipeline.signalCode !== null) process.exit(0);
+  pipeline.kill('SIGINT');
+  pipeline.once('exit', () => process.exit(0));
+}
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+
 // Bounded wait for the gateway (PGlite's first start is slow on a busy machine): 120 tries, half a second apart.
-for (let i = 0; i < 120; i++) {
+for (let i = 0; i < 120 && !stopping; i++) {
   const up = await fetch(`${apiUrl}/healthz`).then(
     (r) => r.ok,
     () => false,
@@ -30,14 +44,7 @@ for (let i = 0; i < 120; i++) {
   await new Promise((r) => setTimeout(r, 500));
 }
 
-const site = await startSiteServer({ apiUrl, port: sitePort });
-console.log(`demo site: ${site.url}  (gateway: ${apiUrl}); Ctrl-C to stop`);
-
-function stop() {
-  void site.stop();
-  pipeline?.kill('SIGINT');
-  if (!pipeline) process.exit(0);
-  pipeline.once('exit', () => process.exit(0));
+if (!stopping) {
+  site = await startSiteServer({ apiUrl, port: sitePort });
+  console.log(`demo site: ${site.url}  (gateway: ${apiUrl}); Ctrl-C to stop`);
 }
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);

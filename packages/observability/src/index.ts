@@ -19,6 +19,7 @@ export {
   type SpanHandle,
   type TraceLink,
   tracingStarted,
+  untracedJobContext,
   withServerSpan,
   withSpan,
 } from './tracing-hooks.ts';

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Context,
   context,
+  createContextKey,
   isSpanContextValid,
   type Link,
   propagation,
@@ -20,8 +21,10 @@ import {
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { RandomIdGenerator } from '@opentelemetry/sdk-trace';
 import type { ContextManager, Telemetry, Tracer } from 'bullmq';
 import { BullMQOTelSpan, BullMQOtel } from 'bullmq-otel';
+import { headSampling, sampledBefore } from './head-sampling.ts';
 import type { Tracing, TracingOptions } from './start-tracing.ts';
 import {
   installTracingHooks,
@@ -35,7 +38,9 @@ import {
 const STOP_DEADLINE_MS = 2_000;
 
 export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
+  const { rootRatio, sampler } = headSampling();
   const sdk = new NodeSDK({
+    ...(sampler ? { sampler } : {}),
     // Under the detected resource, so OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES override the name.
     resource: defaultResource().merge(resourceFromAttributes({ 'service.name': serviceName })),
     metricReaders: [],
@@ -50,6 +55,9 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
   });
   sdk.start();
   const tracer = trace.getTracer('forms');
+  // The headers the configured propagators read (W3C's `traceparent` and `tracestate` by default).
+  const propagated = propagation.fields();
+  const ids = new RandomIdGenerator();
   const hooks: TracingHooks = {
     inSpan(name, options, fn) {
       const parent = options.parent ? trace.setSpanContext(ROOT_CONTEXT, options.parent) : context.active();
@@ -76,7 +84,16 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
       );
     },
     inServerSpan(headers, name, attributes, fn) {
-      const parent = propagation.extract(ROOT_CONTEXT, headers);
+      const newTrace = rootRatio !== undefined && !propagated.some((field) => headers[field] !== undefined);
+      // A new trace, sampled or not by the same chance the SDK's sampler would give it, decided here: one
+      // sampled out (9 requests in 10 at 10 %) never enters the SDK. It runs in a context holding a span that
+      // is not recorded, with ids of its own, so what runs under it knows: our spans are not made, and its
+      // job carries that context (`untracedJobContext`), for the worker's parent-based sampler to leave out.
+      if (newTrace && Math.random() >= rootRatio) {
+        const untraced = { traceId: ids.generateTraceId(), spanId: ids.generateSpanId(), traceFlags: TraceFlags.NONE };
+        return context.with(trace.setSpan(SAMPLED_OUT_BEFORE, trace.wrapSpanContext(untraced)), () => fn(NO_SPAN));
+      }
+      const parent = newTrace ? SAMPLED_IN_BEFORE : propagation.extract(ROOT_CONTEXT, headers);
       return tracer.startActiveSpan(name, { kind: SpanKind.SERVER }, parent, async (span) => {
         // Attributes only on a span that records them (the samplers we offer do not read them).
         if (span.isRecording()) span.setAttributes(defined(attributes));
@@ -101,6 +118,19 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
       } catch {
         return undefined;
       }
+    },
+    untracedJobContext() {
+      const active = context.active();
+      if (active.getValue(SAMPLED_OUT_KEY) !== true) return undefined;
+      // With W3C's propagator among those configured (the default), what the propagators write for this
+      // context, which holds no trace state and no baggage; with others only, their own writing.
+      if (!propagated.includes('traceparent')) {
+        const carrier: Record<string, string> = {};
+        propagation.inject(active, carrier);
+        return JSON.stringify(carrier);
+      }
+      const { traceId, spanId } = trace.getSpanContext(active)!;
+      return `{"traceparent":"00-${traceId}-${spanId}-00"}`;
     },
     queueTelemetry: queueTelemetry(),
   };
@@ -157,6 +187,11 @@ function queueTelemetry(): Telemetry<Context> {
 }
 
 const NO_SPAN: SpanHandle = { setAttributes() {} };
+/** Marks the context of a request sampled out before the SDK (`inServerSpan`), for `untracedJobContext`. */
+const SAMPLED_OUT_KEY = createContextKey('forms: sampled out before the SDK');
+const SAMPLED_OUT_BEFORE = ROOT_CONTEXT.setValue(SAMPLED_OUT_KEY, true);
+/** Where a new trace sampled before the SDK starts: the SDK's root sampler then agrees (head-sampling.ts). */
+const SAMPLED_IN_BEFORE = sampledBefore(ROOT_CONTEXT);
 
 function handle(span: Span): SpanHandle {
   return span.isRecording() ? { setAttributes: (attributes) => span.setAttributes(defined(attributes)) } : NO_SPAN;

@@ -38,6 +38,7 @@ export type TracingHooks = {
   annotate(attributes: SpanAttributes, name?: string): void;
   activeLink(): TraceLink | undefined;
   linkFromJob(metadata: string | undefined): TraceLink | undefined;
+  untracedJobContext(): string | undefined;
   queueTelemetry: Telemetry;
 };
 
@@ -61,7 +62,8 @@ export function withSpan<T>(name: string, options: SpanOptions, fn: (span: SpanH
 
 /**
  * Runs `fn` in a server span for an incoming request: a new trace, or the caller's when it sent a W3C
- * `traceparent`.
+ * `traceparent`. A new trace sampled out is decided before the SDK (head-sampling.ts): `fn` then runs in a
+ * context that is not recorded, without a span.
  */
 export function withServerSpan<T>(
   headers: RequestHeaders,
@@ -85,6 +87,16 @@ export function activeTraceLink(): TraceLink | undefined {
 /** The span that added a job, from the trace context BullMQ keeps in `job.opts.telemetry.metadata`. */
 export function jobTraceLink(metadata: string | undefined): TraceLink | undefined {
   return hooks?.linkFromJob(metadata);
+}
+
+/**
+ * Inside a request sampled out before the SDK saw it (`withServerSpan`), the trace context a job added now
+ * must carry (BullMQ's `job.opts.telemetry.metadata`), so the worker leaves it out too; undefined anywhere
+ * else. Such a job can be added with `queue.addJob`, BullMQ's add without its telemetry: `queue.add` would
+ * make and end a producer span that records nothing, only to write the same context.
+ */
+export function untracedJobContext(): string | undefined {
+  return hooks?.untracedJobContext();
 }
 
 /** BullMQ's `telemetry` option for a Queue or Worker: undefined (no tracing, no cost) unless tracing started. */

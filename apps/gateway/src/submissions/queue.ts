@@ -1,4 +1,4 @@
-import { queueTelemetry } from '@forms/observability';
+import { queueTelemetry, untracedJobContext } from '@forms/observability';
 import {
   clusterNodeOptions,
   JOB_OPTIONS,
@@ -7,7 +7,7 @@ import {
   type RedisSettings,
   type SubmissionKind,
 } from '@forms/schemas';
-import { Queue } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
 import { withRedisDeadline } from '../redis-deadline.ts';
 
@@ -105,8 +105,16 @@ export function createEnqueue(
   }
   return async function enqueue(payload) {
     const opts = { ...JOB_OPTIONS, jobId: payload.submissionId };
+    const name = jobNameFor(payload.kind);
+    // A request whose trace was sampled out: the job BullMQ's add would make, with the same context, without
+    // the producer span it would make and end for nothing (`Job.create` is what `add` calls inside its span;
+    // the queue has no default job options for `add` to merge).
+    const untraced = untracedJobContext();
     writeAtEndOfTurn(redis);
-    await withRedisDeadline(queue.add(jobNameFor(payload.kind), payload, opts), timeoutMs);
+    const added = untraced
+      ? Job.create(queue, name, payload, { ...opts, telemetry: { metadata: untraced } })
+      : queue.add(name, payload, opts);
+    await withRedisDeadline(added, timeoutMs);
     if (afterAdd) await replicated(afterAdd);
   };
 }

@@ -49,38 +49,56 @@ export function openPostgres(
   });
   // An idle client's connection dropping is reported here; without a listener it would crash the process.
   pool.on('error', () => {});
-  const wrap = (client: pg.Pool | pg.PoolClient): Queryable => ({
+  const wrap = (client: pg.PoolClient): Queryable => ({
     query: async (sql, params) => ({ rows: (await client.query(sql, params as unknown[])).rows }),
     exec: async (sql) => {
       await client.query(sql);
     },
   });
+  /**
+   * `work` on a connection of the pool, given back afterwards. A refusal by the server (an error with a
+   * SQLSTATE code: a constraint, a bad value, a lost race) leaves a working connection, which goes back to
+   * the pool (with `onServerError` run on it first). Anything else (a client-side timeout, a dropped socket)
+   * leaves one that may never answer, and it is closed. Not pg's `pool.query`: it closes the connection of
+   * every failed query, and the store isolates a refused batch in one statement per row, so a store that
+   * refused rows opened a connection per row (about 36 statements a second here, jobs stalled for minutes).
+   */
+  async function withClient<T>(
+    work: (client: pg.PoolClient) => Promise<T>,
+    onServerError?: (client: pg.PoolClient) => Promise<unknown>,
+  ): Promise<T> {
+    const client = await pool.connect();
+    // Set when the connection can no longer be trusted (a timed-out query may still be running on it).
+    let broken: Error | undefined;
+    try {
+      return await work(client);
+    } catch (err) {
+      if (!isServerError(err)) broken = err as Error;
+      else if (onServerError)
+        await onServerError(client).catch((cleanupErr: Error) => {
+          broken = cleanupErr;
+        });
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
   return {
     kind: 'postgres',
-    ...wrap(pool),
-    async transaction(work) {
-      const client = await pool.connect();
-      // Set when the connection can no longer be trusted (a timed-out query may still be running on it).
-      let broken: Error | undefined;
-      try {
-        await client.query('BEGIN');
-        const result = await work(wrap(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        // A server's own error (it has a SQLSTATE code) leaves a working connection to roll back. Anything
-        // else (a client-side timeout, a dropped socket) leaves one that may never answer: a ROLLBACK there
-        // would wait out a second timeout, so the connection is dropped instead, which ends the transaction.
-        if (isServerError(err))
-          await client.query('ROLLBACK').catch((rollbackErr: Error) => {
-            broken = rollbackErr;
-          });
-        else broken = err as Error;
-        throw err;
-      } finally {
-        client.release(broken);
-      }
-    },
+    query: (sql, params) => withClient((client) => wrap(client).query(sql, params)),
+    exec: (sql) => withClient((client) => wrap(client).exec(sql)),
+    // A server's error leaves a transaction to roll back; a ROLLBACK on a connection that may never answer
+    // would wait out a second timeout, so that one is closed instead, which ends the transaction.
+    transaction: (work) =>
+      withClient(
+        async (client) => {
+          await client.query('BEGIN');
+          const result = await work(wrap(client));
+          await client.query('COMMIT');
+          return result;
+        },
+        (client) => client.query('ROLLBACK'),
+      ),
     close: () => pool.end(),
   };
 }

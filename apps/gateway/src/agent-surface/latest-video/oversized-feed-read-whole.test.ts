@@ -12,9 +12,11 @@ describe('an oversized video feed', () => {
     let sent = 0;
     const server = createServer(async (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/atom+xml' });
+      // One wait for the close, not one per drain: each left a listener behind (Node's MaxListeners warning).
+      const closed = once(res, 'close').catch(() => {});
       for (let i = 0; i < maxChunks && !res.destroyed; i++) {
         sent += chunk.length;
-        if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        if (!res.write(chunk)) await Promise.race([once(res, 'drain'), closed]);
       }
       res.end();
     });

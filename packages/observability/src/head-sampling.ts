@@ -1,0 +1,51 @@
+import { type Context, createContextKey } from '@opentelemetry/api';
+import { ParentBasedSampler, type Sampler, SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
+
+/**
+ * How new traces are sampled, read from OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG as the SDK reads them,
+ * for a caller that decides a new trace's sampling before the SDK sees it (the gateway's server spans: a
+ * request sampled out then never enters the SDK).
+ *
+ * - `rootRatio`: the chance that a new trace is sampled, when the sampler is one of the parent-based ones
+ *   (the SDK's default, `parentbased_always_on`, included); undefined for any other sampler, whose every span
+ *   must be the SDK's own decision.
+ * - `sampler`: what the SDK must be given for a decision made before it to hold. Undefined when the SDK's own
+ *   sampler from the same variables does (no ratio below 1): then the SDK builds it, and says what it
+ *   thinks of the variables.
+ */
+export type HeadSampling = { rootRatio: number | undefined; sampler: Sampler | undefined };
+
+/** Set on the context a new trace is started in when it was already decided to be sampled. */
+const SAMPLED_BEFORE = createContextKey('forms: sampled before the SDK');
+
+export function headSampling(env: NodeJS.ProcessEnv = process.env): HeadSampling {
+  const name = env.OTEL_TRACES_SAMPLER?.trim() || 'parentbased_always_on';
+  const rootRatio = {
+    parentbased_always_on: 1,
+    parentbased_always_off: 0,
+    parentbased_traceidratio: samplerRatio(env.OTEL_TRACES_SAMPLER_ARG),
+  }[name];
+  if (rootRatio === undefined || rootRatio === 1) return { rootRatio, sampler: undefined };
+  // New traces not decided before the SDK (the worker's and the ops CLI's, a request that came with a
+  // caller's trace context) are the SDK's ratio sampler's, as OTEL_TRACES_SAMPLER says.
+  const byRatio = new TraceIdRatioBasedSampler(rootRatio);
+  const root: Sampler = {
+    shouldSample: (context, traceId) =>
+      context.getValue(SAMPLED_BEFORE) === true
+        ? { decision: SamplingDecision.RECORD_AND_SAMPLED }
+        : byRatio.shouldSample(context, traceId),
+    toString: () => `SampledBefore{${byRatio}}`,
+  };
+  return { rootRatio, sampler: new ParentBasedSampler({ root }) };
+}
+
+/** The context a new trace decided to be sampled starts in: the SDK's root sampler then agrees. */
+export function sampledBefore(context: Context): Context {
+  return context.setValue(SAMPLED_BEFORE, true);
+}
+
+/** As the SDK reads OTEL_TRACES_SAMPLER_ARG: a number in [0, 1], else 1. */
+function samplerRatio(arg: string | undefined): number {
+  const ratio = arg?.trim() ? Number(arg) : Number.NaN;
+  return ratio >= 0 && ratio <= 1 ? ratio : 1;
+}
