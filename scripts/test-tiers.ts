@@ -47,7 +47,7 @@ function findTests(dir: string, keep: (path: string) => boolean): string[] {
 }
 
 if (import.meta.filename === process.argv[1]) {
-  // `tsx scripts/test-tiers.ts`: the tiers and their files, to check where a test landed.
+  // `pnpm exec node scripts/test-tiers.ts`: the tiers and their files, to check where a test landed.
   for (const tier of TIERS) {
     const files = testFiles().filter((t) => t.tier === tier);
     console.log(`${tier} (${files.length})`);

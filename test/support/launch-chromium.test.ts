@@ -8,7 +8,7 @@ describe('launchChromium without a browser', () => {
     const script = `import('./launch-chromium.ts').then((m) => m.launchChromium()).then(
       () => { console.log('launched'); process.exit(0); },
       (err) => { console.log(err.message); process.exit(1); })`;
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       cwd: fileURLToPath(new URL('.', import.meta.url)),
       env: { ...process.env, CHROMIUM_PATH: '/nonexistent/chromium' },
       encoding: 'utf8',

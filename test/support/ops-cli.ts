@@ -6,7 +6,7 @@ const OPS_MAIN = `${REPO_ROOT}apps/ops/src/main.ts`;
 export type OpsRun = { code: number | null; stdout: string; stderr: string; json: any };
 
 /**
- * Runs `ops <args>` as its own process (`node --import tsx apps/ops/src/main.ts`, what `pnpm ops` runs),
+ * Runs `ops <args>` as its own process (`node apps/ops/src/main.ts`, what `pnpm ops` runs),
  * with `env` added to ours and stdin closed (not a terminal), and parses stdout as JSON when it is.
  * Bounded: killed after `timeoutMs`.
  */
@@ -17,7 +17,7 @@ export async function runOps(
 ): Promise<OpsRun> {
   // Never the run's own DATABASE_URL, as for the apps (spawn-app.ts): a test names the CRM it made.
   const { DATABASE_URL: _ours, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', OPS_MAIN, ...args], {
+  const child = spawn(process.execPath, [OPS_MAIN, ...args], {
     cwd: REPO_ROOT,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

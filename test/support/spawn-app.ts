@@ -20,11 +20,8 @@ export type WorkerProcess = AppProcess;
  * Runs an app as its own process, as production does, with `env` added to ours (or, with `inheritEnv:
  * false`, to PATH alone), and resolves
  * once it logs that it serves (or `waitFor`); bounded, so a broken start fails the
- * test instead of hanging it. `entry` runs another file of it (the built `dist/main.js`) with plain node;
+ * test instead of hanging it. `entry` runs another file of it (the built `dist/main.js`);
  * `root` runs the app of another checkout (a benchmark's before and after).
- *
- * `node --import tsx`, not the tsx CLI: the CLI runs the script in a child process, so a signal sent to it
- * would not reach the app (a SIGKILL would leave the real one running, orphaned).
  */
 export async function spawnApp(
   app: keyof typeof APPS,
@@ -37,7 +34,10 @@ export async function spawnApp(
     waitFor = APPS[app].ready,
   }: { entry?: string; root?: string; cwd?: string; inheritEnv?: boolean; waitFor?: string } = {},
 ): Promise<AppProcess> {
-  const args = entry ? [`${root}${entry}`] : ['--import', 'tsx', `${root}${APPS[app].main}`];
+  // This checkout's TypeScript on Node's own type stripping, as `pnpm start` runs it; another checkout's
+  // through tsx (older ones hold syntax that stripping cannot erase).
+  const loader = entry || root === REPO_ROOT ? [] : ['--import', 'tsx'];
+  const args = [...loader, `${root}${entry ?? APPS[app].main}`];
   // Never the run's own DATABASE_URL: a test names the database it created (`store.workerEnv`), so no app
   // writes a database its test did not create.
   const { DATABASE_URL: _ours, ...inherited } = process.env;

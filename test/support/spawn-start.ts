@@ -54,8 +54,7 @@ export async function spawnStart(
   const dataDir = env.DATA_DIR ?? ownDir!;
   if (ownDir && !firstStart && !env.DATABASE_URL)
     cpSync(await pgliteTemplate(), join(ownDir, 'pglite'), { recursive: true });
-  const [command, args] =
-    via === 'pnpm' ? ['pnpm', [script]] : [process.execPath, ['--import', 'tsx', `${REPO_ROOT}scripts/start.ts`]];
+  const [command, args] = via === 'pnpm' ? ['pnpm', [script]] : [process.execPath, [`${REPO_ROOT}scripts/start.ts`]];
   // As a terminal runs it: without this run's node_modules/.bin on PATH (pnpm puts it there itself).
   const PATH = (process.env.PATH ?? '')
     .split(':')

@@ -12,7 +12,7 @@ let apiUrl = process.env.API_URL;
 const pipeline = apiUrl
   ? undefined
   : // scripts/start.ts itself, not `pnpm start`: no package manager between, to report a Ctrl-C as a failure.
-    spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    spawn(process.execPath, ['scripts/start.ts'], {
       cwd: root,
       stdio: 'inherit',
       env: { ...process.env, PORT: process.env.PORT ?? '3000' },

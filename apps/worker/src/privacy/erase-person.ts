@@ -58,12 +58,11 @@ export type EraseReport = {
 /** A bad address or missing configuration: the caller's to fix (a 4xx, exit 2), never retried. */
 export class EraseRefused extends Error {
   override name = 'EraseRefused';
-  constructor(
-    message: string,
-    /** The request field at fault, when it is one. */
-    readonly field?: 'email',
-  ) {
+  /** The request field at fault, when it is one. */
+  readonly field: 'email' | undefined;
+  constructor(message: string, field?: 'email') {
     super(message);
+    this.field = field;
   }
 }
 
@@ -81,11 +80,10 @@ export function erasableAddress(address: string): string {
  */
 export class EraseOutOfReach extends Error {
   override name = 'EraseOutOfReach';
-  constructor(
-    readonly store: Store,
-    message: string,
-  ) {
+  readonly store: Store;
+  constructor(store: Store, message: string) {
     super(message);
+    this.store = store;
   }
 }
 
@@ -96,12 +94,14 @@ export class EraseOutOfReach extends Error {
  */
 export class EraseIncomplete extends Error {
   override name = 'EraseIncomplete';
-  constructor(readonly stores: Record<Store, string>) {
+  readonly stores: Record<Store, string>;
+  constructor(stores: Record<Store, string>) {
     super(
       `erase stopped half-way (${Object.entries(stores)
         .map(([store, outcome]) => `${store}: ${outcome}`)
         .join('; ')}); nothing of theirs is delivered meanwhile: run the same erase again`,
     );
+    this.stores = stores;
   }
 }
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import * as v from 'valibot';
 
 /**
- * The content folder: this module's folder when run from source (tsx, vitest). The build bundles this
+ * The content folder: this module's folder when run from source (node, vitest). The build bundles this
  * module into dist/main.js and copies the folder's data files to dist/agent-surface/content/ (see
  * tsup.config.ts), so both layouts find `data/services.json` at the same relative path.
  */

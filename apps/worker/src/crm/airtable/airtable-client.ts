@@ -32,14 +32,15 @@ export type UpsertResult = {
  */
 export class AirtableApiError extends Error {
   override name = 'AirtableApiError';
-  constructor(
-    readonly status: number,
-    readonly type: string,
-    message: string,
-    /** From a `Retry-After` header, when the server sent one. */
-    readonly retryAfterMs: number | undefined,
-  ) {
+  readonly status: number;
+  readonly type: string;
+  /** From a `Retry-After` header, when the server sent one. */
+  readonly retryAfterMs: number | undefined;
+  constructor(status: number, type: string, message: string, retryAfterMs: number | undefined) {
     super(`Airtable ${status} ${type}: ${message}`);
+    this.status = status;
+    this.type = type;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
