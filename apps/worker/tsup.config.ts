@@ -8,7 +8,7 @@ export default defineConfig({
   // Chunks for dynamic imports: main.ts loads the tracing SDK (only with an OTLP endpoint), then the app,
   // each when it is imported; inlined, their imports would all be hoisted and loaded first.
   splitting: true,
-  target: 'node20',
+  target: 'node22',
   clean: true,
   noExternal: [/^@forms\//],
 });
