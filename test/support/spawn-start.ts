@@ -114,7 +114,7 @@ export async function spawnStart(
  * made once per PGlite version on this machine and copied into each start's own DATA_DIR (40 ms): the
  * starts here test signals, addresses and what is printed, not a first start, which `firstStart` keeps.
  */
-async function pgliteTemplate(): Promise<string> {
+export async function pgliteTemplate(): Promise<string> {
   const manifest = join(REPO_ROOT, 'apps/worker/node_modules/@electric-sql/pglite/package.json');
   const { version } = JSON.parse(readFileSync(manifest, 'utf8'));
   const template = join(tmpdir(), `forms-pglite-template-${version}`);
