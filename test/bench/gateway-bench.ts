@@ -15,7 +15,7 @@ import { sleep } from '../support/wait.ts';
  * the server under test and Redis, for every server alike.
  *
  * The gateways run as they ship (tsup's build, `node apps/gateway/dist/main.js`), each checkout built first;
- * BENCH_SOURCE=1 runs them from source through tsx instead (see gatewayEntry for what that adds).
+ * BENCH_SOURCE=1 runs them from source instead, as `pnpm start` does (another checkout's through tsx).
  * BENCH_GATEWAY_PROCESSES=<n> runs ours as n processes (GATEWAY_PROCESSES), beside a baseline of n processes
  * and ours as one.
  * BENCH_AGAINST=<dir> runs another checkout's gateway beside ours in every round (/api/contact and the mix,
@@ -148,8 +148,10 @@ async function startProcess(
   cwd = REPO_ROOT,
   node = process.execPath,
 ) {
-  // A built gateway (dist/*.js) runs on plain Node, as in its image; everything else through tsx.
-  const loader = args.some((arg) => arg.endsWith('.js')) ? [] : ['--import', 'tsx'];
+  // A built gateway (dist/*.js) runs on plain Node, as in its image, and so does this checkout's TypeScript
+  // (the floor, the baseline, BENCH_SOURCE's gateway: Node strips the types, as `pnpm start` runs it);
+  // another checkout's source goes through tsx, which renames every function made at run time (`__name`).
+  const loader = args.some((arg) => arg.endsWith('.js')) || cwd === REPO_ROOT ? [] : ['--import', 'tsx'];
   const child = spawn(node, [...loader, ...args], {
     cwd,
     env: { ...process.env, ...env },
@@ -220,10 +222,7 @@ const gatewayEnv = (port: number) => ({
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
 });
 // The gateway runs as it ships (infra/docker/Dockerfile: tsup's build, `node dist/main.js`), in this checkout
-// and in BENCH_AGAINST's, each built first. Run from source, through tsx, it is measured with a cost it never
-// has in production: tsx keeps function names by wrapping every function made at run time in a
-// `__name(fn, "name")` call (Object.defineProperty), about a microsecond for each of the closures a request
-// makes. BENCH_SOURCE=1 runs both from source instead.
+// and in BENCH_AGAINST's, each built first. BENCH_SOURCE=1 runs both from source instead (see startProcess).
 const fromSource = process.env.BENCH_SOURCE === '1';
 function gatewayEntry(dir: string): string {
   if (fromSource) return 'apps/gateway/src/main.ts';
@@ -235,7 +234,7 @@ function gatewayEntry(dir: string): string {
 }
 const ourEntry = gatewayEntry(REPO_ROOT);
 console.log(
-  `the gateways run ${fromSource ? 'from source, through tsx (BENCH_SOURCE=1)' : 'as built (apps/gateway/dist/main.js, as the image runs it)'}`,
+  `the gateways run ${fromSource ? 'from source (BENCH_SOURCE=1)' : 'as built (apps/gateway/dist/main.js, as the image runs it)'}`,
 );
 const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
 const gateway = await startProcess([...profile, ourEntry], gatewayEnv(gatewayPort), healthy(gatewayUrl));

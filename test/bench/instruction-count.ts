@@ -86,7 +86,7 @@ async function count({ title, args, cwd, env, floor }: Target) {
       // other threads count more than a few k per request is still compiling or collecting: not a measure.
       '--no-memory-reducer',
       ...(keep ? ['--perf-basic-prof', '--interpreted-frames-native-stack'] : []),
-      ...(floor ? ['--import', 'tsx', ...args, redis.url, String(port), 'floor', 'bare'] : args),
+      ...(floor ? [...args, redis.url, String(port), 'floor', 'bare'] : args),
     ],
     {
       cwd,
