@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { freePort } from '@forms/local-services';
 import { createLogger } from '@forms/observability';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import type { FakeAirtable } from '../support/airtable-server.ts';
@@ -15,11 +15,8 @@ let port: number;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  // A port that was free a moment ago and that nothing listens on: connections to it are refused.
-  const probe = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => probe.once('listening', resolve));
-  port = (probe.address() as { port: number }).port;
-  await new Promise((resolve) => probe.close(resolve));
+  // A port nothing listens on, outside the range the OS hands out itself: connections to it are refused.
+  port = await freePort();
   const closed = { url: `http://127.0.0.1:${port}` } as FakeAirtable;
   const logger = createLogger({ level: 'warn' }, { write: (line: string) => lines.push(line) });
   worker = await startAirtableWorker(closed, {

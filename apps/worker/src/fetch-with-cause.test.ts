@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:net';
+import { freePort } from '@forms/local-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { fetchWithCause } from './fetch-with-cause.ts';
 
@@ -14,10 +15,8 @@ beforeAll(async () => {
   );
   await new Promise((resolve) => plain.once('listening', resolve));
   plainPort = (plain.address() as { port: number }).port;
-  const probe = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => probe.once('listening', resolve));
-  closedPort = (probe.address() as { port: number }).port;
-  await new Promise((resolve) => probe.close(resolve));
+  // Nothing listens there, and the port is outside the range the OS hands out itself (so no socket takes it).
+  closedPort = await freePort();
 });
 afterAll(() => new Promise((resolve) => plain.close(resolve)));
 
