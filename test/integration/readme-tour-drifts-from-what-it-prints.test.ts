@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@forms/local-services';
 import { afterAll, expect, it } from 'vitest';
 import { REPO_ROOT, readDoc } from '../support/docs.ts';
-import { pgliteTemplate } from '../support/spawn-start.ts';
+import { seedPglite } from '../support/spawn-start.ts';
 import { sleep } from '../support/wait.ts';
 
 // Issue 30.11: the README's tour said its fourteen attempts took about 20 s (10.6 s measured), never said
@@ -128,7 +128,7 @@ it('the README tour prints what it shows', async () => {
 
   // The data folder's PGlite as its first open leaves it (the tour compares what commands print, not how
   // long a first start takes: its initdb was a fifth of this test's CPU).
-  cpSync(await pgliteTemplate(), join(dataDir, 'pglite'), { recursive: true });
+  await seedPglite(dataDir);
   const steps = tourSteps(readDoc('README.md'));
   expect(steps.length).toBeGreaterThan(5);
   await start('pnpm start'); // the tour's premise: "while `pnpm start` runs"

@@ -52,8 +52,7 @@ export async function spawnStart(
   );
   const ownDir = env.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'forms-start-')) : undefined;
   const dataDir = env.DATA_DIR ?? ownDir!;
-  if (ownDir && !firstStart && !env.DATABASE_URL)
-    cpSync(await pgliteTemplate(), join(ownDir, 'pglite'), { recursive: true });
+  if (ownDir && !firstStart && !env.DATABASE_URL) await seedPglite(ownDir);
   const [command, args] = via === 'pnpm' ? ['pnpm', [script]] : [process.execPath, [`${REPO_ROOT}scripts/start.ts`]];
   // As a terminal runs it: without this run's node_modules/.bin on PATH (pnpm puts it there itself).
   const PATH = (process.env.PATH ?? '')
@@ -110,11 +109,16 @@ export async function spawnStart(
 }
 
 /**
- * A PGlite folder as its first open leaves it (initdb: about 5 s of CPU, on a core the other tests share),
- * made once per PGlite version on this machine and copied into each start's own DATA_DIR (40 ms): the
- * starts here test signals, addresses and what is printed, not a first start, which `firstStart` keeps.
+ * Puts in `dataDir` the PGlite folder `pnpm start` opens (DATA_DIR/pglite) as its first open leaves it
+ * (initdb: about 5 s of CPU, on a core the other tests share), made once per PGlite version on this machine
+ * and copied (40 ms): the starts here test signals, addresses and what is printed, not a first start, which
+ * `firstStart` keeps.
  */
-export async function pgliteTemplate(): Promise<string> {
+export async function seedPglite(dataDir: string): Promise<void> {
+  cpSync(await pgliteTemplate(), join(dataDir, 'pglite'), { recursive: true });
+}
+
+async function pgliteTemplate(): Promise<string> {
   const manifest = join(REPO_ROOT, 'apps/worker/node_modules/@electric-sql/pglite/package.json');
   const { version } = JSON.parse(readFileSync(manifest, 'utf8'));
   const template = join(tmpdir(), `forms-pglite-template-${version}`);

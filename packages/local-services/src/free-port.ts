@@ -5,6 +5,8 @@ import { createServer } from 'node:net';
 const LOWEST = 10_000;
 /** Ports this process has handed out already, never handed out again. */
 const handedOut = new Set<number>();
+/** The highest port handed out: the one below the OS's own range, read once. */
+let highest: number | undefined;
 
 /**
  * A TCP port on 127.0.0.1 that was free a moment ago, for a process that binds it itself (redis-server, an
@@ -14,7 +16,7 @@ const handedOut = new Set<number>();
  * fault tier's load). Tried with a bind first, so a port in use is passed over.
  */
 export async function freePort(): Promise<number> {
-  const highest = ephemeralLow() - 1;
+  highest ??= ephemeralLow() - 1;
   for (let tries = 0; tries < 100 && highest > LOWEST; tries++) {
     const port = LOWEST + Math.floor(Math.random() * (highest - LOWEST + 1));
     if (handedOut.has(port) || !(await bindable(port))) continue;

@@ -92,8 +92,8 @@ export function jobTraceLink(metadata: string | undefined): TraceLink | undefine
 /**
  * Inside a request sampled out before the SDK saw it (`withServerSpan`), the trace context a job added now
  * must carry (BullMQ's `job.opts.telemetry.metadata`), so the worker leaves it out too; undefined anywhere
- * else. Such a job can be added with `queue.addJob`, BullMQ's add without its telemetry: `queue.add` would
- * make and end a producer span that records nothing, only to write the same context.
+ * else. Such a job is made with `Job.create`, what BullMQ's `queue.add` calls inside the producer span it
+ * would otherwise make and end for nothing, only to write the same context.
  */
 export function untracedJobContext(): string | undefined {
   return hooks?.untracedJobContext();
