@@ -13,8 +13,9 @@ const SETTINGS: Record<Tier, { globalSetup: string[]; maxWorkers?: number; fileP
   // Each file has its own queue (and servers on free ports), so two run side by side, one per core.
   integration: { globalSetup: [redisSetup], maxWorkers: 2 },
   postgres: { globalSetup: [redisSetup, postgresSetup], maxWorkers: 2 },
-  // Kills, outages and rate measurements under load: one at a time keeps their timings honest on 2 cores.
-  fault: { globalSetup: [redisSetup, postgresSetup], fileParallelism: false },
+  // Kills, outages and rate measurements under load, each with its own servers on free ports: mostly waiting
+  // (outages, backoffs), so two files run at once, beside the cluster tier (docs/testing.md#the-tiers).
+  fault: { globalSetup: [redisSetup, postgresSetup], maxWorkers: 2 },
   cluster: { globalSetup: [redisSetup], fileParallelism: false },
 };
 

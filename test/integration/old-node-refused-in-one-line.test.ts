@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/spawn-app.ts';
@@ -11,22 +11,9 @@ import { REPO_ROOT } from '../support/spawn-app.ts';
 const OLD_NODE = '20.20.2';
 const GUARD = '--import @forms/runtime/require-supported-node';
 
-/** The registry's build of Node `version` (its `node-linux-<arch>` package), cached under .data/. */
+/** The registry's build of Node `version`, fetched once into a cache outside the checkout. */
 function registryNode(version: string): string {
-  const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
-  const dir = join(REPO_ROOT, '.data', `node-${version}`);
-  const node = join(dir, 'node_modules', `node-linux-${arch}`, 'bin', 'node');
-  if (!existsSync(node))
-    execFileSync('npm', [
-      'install',
-      '--prefix',
-      dir,
-      '--no-save',
-      '--no-package-lock',
-      '--silent',
-      `node-linux-${arch}@${version}`,
-    ]);
-  return node;
+  return execFileSync('bash', [join(REPO_ROOT, 'scripts/registry-node.sh'), version], { encoding: 'utf8' }).trim();
 }
 
 /** Every package script that runs a TypeScript file on node, with its package folder. */

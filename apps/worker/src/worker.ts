@@ -1,6 +1,6 @@
 import type { ObjectStorage } from '@forms/object-storage';
 import { queueTelemetry } from '@forms/observability';
-import { retryDelay } from '@forms/schemas';
+import { KEEP_COMPLETED, retryDelay } from '@forms/schemas';
 import { Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from './config.ts';
@@ -67,6 +67,7 @@ export function createWorker({
       lockDuration: config.lockDurationMs,
       stalledInterval: config.lockDurationMs,
       maxStalledCount: 5,
+      removeOnComplete: KEEP_COMPLETED,
       metrics: { maxDataPoints: METRICS_POINTS },
       ...(telemetry ? { telemetry } : {}),
       settings: {

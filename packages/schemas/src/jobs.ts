@@ -100,13 +100,21 @@ export function retryDelay(
  */
 export const REPLAY_PRIORITY = 1_000;
 
-/** BullMQ options every submission job is added with. */
+/**
+ * BullMQ options every submission job is added with: only what BullMQ reads from the job itself (its retries,
+ * the bound of its log). The add packs them (msgpack) on every submission, at a cost that grows with each key
+ * and nested object: what the worker keeps of finished jobs is the worker's own option (`KEEP_COMPLETED`).
+ */
 export const JOB_OPTIONS = {
   attempts: RETRY_POLICY.attempts,
   backoff: { type: RETRY_POLICY.backoffType },
-  // Completed jobs are evidence for a day, then go; failed jobs stay until ops replay or remove them.
-  removeOnComplete: { age: 24 * 3600, count: 50_000 },
-  removeOnFail: false,
   // The worker logs each failed attempt's time and reason on the job (for `ops show`); bounded per job.
   keepLogs: 20,
 } as const;
+
+/**
+ * What the worker keeps of completed jobs (BullMQ's worker-level `removeOnComplete`, applied to every job that
+ * names none): evidence for a day, at most 50,000. Failed jobs stay until ops replay or remove them (the
+ * worker's default).
+ */
+export const KEEP_COMPLETED = { age: 24 * 3600, count: 50_000 } as const;

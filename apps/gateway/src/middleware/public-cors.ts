@@ -29,7 +29,8 @@ export function publicCors() {
   return function publicCors(ctx: Context, next: Next) {
     if (isAdminPath(ctx.path)) return next();
     if (ctx.method === 'OPTIONS') return open(ctx, next);
-    ctx.vary('Origin');
+    // No middleware before this one sets Vary, so it is set, not appended to (`ctx.vary` parses what is there).
+    ctx.set('Vary', 'Origin');
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Expose-Headers', EXPOSE_HEADERS);
     return next().catch(withCorsHeaders);
