@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
  * - integration: test/integration, and tests beside the code that use the test Redis or start a process.
  * - postgres: every other test that opens a CRM database (PGlite in memory, or a fresh database on the
  *   PostgreSQL at DATABASE_URL when set, made from one migrated template).
- * - fault: test/fault, one file at a time (kills, outages, partitions under load; timings matter), with the
+ * - fault: test/fault, two files at a time (kills, outages, partitions under load; timings matter), with the
  *   same databases as the postgres tier for those that open one.
  * - cluster: test/cluster, against a Redis Cluster started from redis-server binaries.
  */
