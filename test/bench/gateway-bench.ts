@@ -28,9 +28,9 @@ import { sleep } from '../support/wait.ts';
  * BENCH_FLOOR=1 adds, to every round, the floor with a claim script before the add (the claim of today's
  * gateway, in small), without and with auto-pipelining.
  * Tracing: "ours" runs with tracing off (no OTLP endpoint, as by default); every round adds the same
- * gateway with tracing on, sampling 100 % and 10 % (OTEL_TRACES_SAMPLER), exporting OTLP/HTTP protobuf (or
- * BENCH_OTLP_PROTOCOL, e.g. http/json) to a collector stand-in in this process that reads and drops each
- * export. Each is printed as a ratio of ours with tracing off, by 2xx/s and by CPU per 2xx. BENCH_TRACING=0
+ * gateway with tracing on, sampling 100 % and 10 % (OTEL_TRACES_SAMPLER), exporting OTLP/HTTP with the apps'
+ * default encoding, JSON (or BENCH_OTLP_PROTOCOL, e.g. http/protobuf, or `http/json,http/protobuf` for rows of
+ * each) to a collector stand-in in this process that reads and drops each export. Each is printed as a ratio of ours with tracing off, by 2xx/s and by CPU per 2xx. BENCH_TRACING=0
  * leaves them out. Off against the code before tracing existed: BENCH_AGAINST=<a checkout without it>.
  *
  * Traffic goes only to 127.0.0.1; every run is bounded (BENCH_SECONDS, default 10, plus 2 s of warm-up;
@@ -207,7 +207,8 @@ const manyBaseline = manyBasePort
   : undefined;
 const gatewayPort = await freePort();
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-// BENCH_CPU_PROF=1 writes a CPU profile of the gateway to .prof/ (open it in Chrome's DevTools).
+// BENCH_CPU_PROF=1 writes a CPU profile of each of our gateways (tracing on too) to .prof/, one file per process
+// (open it in Chrome's DevTools).
 const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=.prof'] : [];
 const gatewayEnv = (port: number) => ({
   PORT: String(port),
@@ -275,7 +276,7 @@ async function addGateway(title: string, env: Record<string, string>, cwd = REPO
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const entry = cwd === REPO_ROOT ? ourEntry : gatewayEntry(cwd);
-  const server = await startProcess([entry], { ...gatewayEnv(port), ...env }, healthy(url), cwd);
+  const server = await startProcess([...profile, entry], { ...gatewayEnv(port), ...env }, healthy(url), cwd);
   extras.push({
     title,
     server,
@@ -315,28 +316,33 @@ const collector = { requests: 0, bytes: 0 };
 const collectorServer = createServer((req, res) => {
   collector.requests++;
   req.on('data', (chunk: Buffer) => (collector.bytes += chunk.length));
-  req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  req.on('end', () => res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end());
 });
 if (process.env.BENCH_TRACING !== '0') {
   collectorServer.listen(0, '127.0.0.1');
   await once(collectorServer, 'listening');
   const endpoint = `http://127.0.0.1:${(collectorServer.address() as AddressInfo).port}`;
-  const traced = {
-    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-    OTEL_EXPORTER_OTLP_PROTOCOL: process.env.BENCH_OTLP_PROTOCOL ?? 'http/protobuf',
-  };
-  await addGateway(
-    'tracing on, 100 %: POST /api/contact',
-    { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_always_on' },
-    REPO_ROOT,
-    true,
-  );
-  await addGateway(
-    'tracing on, 10 %: POST /api/contact',
-    { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' },
-    REPO_ROOT,
-    true,
-  );
+  // BENCH_OTLP_PROTOCOL names one protocol or several (`http/json,http/protobuf`): the tracing rows, for each.
+  const protocols = process.env.BENCH_OTLP_PROTOCOL?.split(',').map((p) => p.trim()) ?? [undefined];
+  for (const protocol of protocols) {
+    const traced = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      ...(protocol ? { OTEL_EXPORTER_OTLP_PROTOCOL: protocol } : {}),
+    };
+    const named = protocols.length > 1 ? ` (${protocol})` : '';
+    await addGateway(
+      `tracing on, 100 %${named}: POST /api/contact`,
+      { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_always_on' },
+      REPO_ROOT,
+      true,
+    );
+    await addGateway(
+      `tracing on, 10 %${named}: POST /api/contact`,
+      { ...traced, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' },
+      REPO_ROOT,
+      true,
+    );
+  }
 }
 // BENCH_FLOOR=1 adds the floor with the claim script (Koa + claim + add), without and with auto-pipelining:
 // what the claim costs on top of the floor.

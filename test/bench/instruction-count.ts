@@ -16,8 +16,9 @@
  *
  * Rows: the floor, ours, and unless BENCH_TRACING=0 ours with tracing on, sampling nothing, 10 % and 100 %
  * (OTEL_TRACES_SAMPLER=parentbased_traceidratio with ratio 0 and 0.1, parentbased_always_on), exporting
- * OTLP/HTTP protobuf to a collector here that reads each export whole and drops it: what a request pays for
- * tracing, the spans it records and their export. BENCH_AGAINST=<another checkout, installed> adds its
+ * OTLP/HTTP with the apps' default encoding, JSON (BENCH_OTLP_PROTOCOL=http/protobuf for protobuf), to a
+ * collector here that reads each export whole and drops it: what a request pays for tracing, the spans it
+ * records and their export. BENCH_AGAINST=<another checkout, installed> adds its
  * gateway. Two servers are counted at a time, one per core. BENCH_KEEP=1 keeps the callgrind files (with
  * V8's perf map, for callgrind_annotate) and prints where. Needs valgrind (Debian's `valgrind` package).
  */
@@ -159,13 +160,15 @@ if (process.env.BENCH_AGAINST) targets.push(gateway('BENCH_AGAINST', process.env
 if (process.env.BENCH_TRACING !== '0') {
   const collector = createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+    req.on('end', () =>
+      res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' }).end(),
+    );
   });
   await new Promise<void>((listening) => collector.listen(0, '127.0.0.1', listening));
   collector.unref();
   const traced = {
     OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+    ...(process.env.BENCH_OTLP_PROTOCOL ? { OTEL_EXPORTER_OTLP_PROTOCOL: process.env.BENCH_OTLP_PROTOCOL } : {}),
     // Under valgrind the exporter falls behind, and past its queue (2,048 spans) the SDK drops spans instead
     // of encoding them: how many were dropped then depended on timing, and the sampled rows moved by a third
     // from run to run. With room for every span, each one is encoded and sent.

@@ -16,8 +16,8 @@ beforeAll(async () => {
   start = await spawnStart({
     REDIS_URL: inject('redisUrl'),
     QUEUE_NAME: `start-otlp-${randomUUID()}`,
+    // No protocol named: the apps' default, OTLP JSON, is what the receiver takes (it answers protobuf 415).
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_BSP_SCHEDULE_DELAY: '50',
   });
 }, 120_000);

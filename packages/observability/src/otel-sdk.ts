@@ -26,6 +26,7 @@ import type { ContextManager, Telemetry, Tracer } from 'bullmq';
 import { BullMQOTelSpan, BullMQOtel } from 'bullmq-otel';
 import { headSampling, sampledBefore } from './head-sampling.ts';
 import type { Tracing, TracingOptions } from './start-tracing.ts';
+import { defaultTracesProtocol } from './traces-protocol.ts';
 import {
   installTracingHooks,
   type SpanAttributes,
@@ -38,6 +39,7 @@ import {
 const STOP_DEADLINE_MS = 2_000;
 
 export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
+  defaultTracesProtocol(process.env);
   const { rootRatio, sampler } = headSampling();
   const sdk = new NodeSDK({
     ...(sampler ? { sampler } : {}),
