@@ -3,7 +3,8 @@
 # runs it after the full suite on Node 24: the unit tier, and the start-up smoke (`pnpm start`'s launcher on
 # that Node: the gateway and the worker answer, one submission delivered, a clean SIGTERM, no warning).
 # The Node comes from the npm registry's `node-linux-<arch>` build, cached outside the checkout
-# (scripts/registry-node.sh; about 6 s the first time). Usage: scripts/test-on-node.sh [version], default 22.23.3.
+# (scripts/registry-node.sh; about 6 s the first time). Usage: scripts/test-on-node.sh [version], default
+# 22.23.3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node=$(bash scripts/registry-node.sh "${1:-22.23.3}")

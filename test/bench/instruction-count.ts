@@ -18,9 +18,9 @@
  * (OTEL_TRACES_SAMPLER=parentbased_traceidratio with ratio 0 and 0.1, parentbased_always_on), exporting
  * OTLP/HTTP with the apps' default encoding, JSON (BENCH_OTLP_PROTOCOL=http/protobuf for protobuf), to a
  * collector here that reads each export whole and drops it: what a request pays for tracing, the spans it
- * records and their export. BENCH_AGAINST=<another checkout, installed> adds its
- * gateway. Two servers are counted at a time, one per core. BENCH_KEEP=1 keeps the callgrind files (with
- * V8's perf map, for callgrind_annotate) and prints where. Needs valgrind (Debian's `valgrind` package).
+ * records and their export. BENCH_AGAINST=<another checkout, installed> adds its gateway. Two servers are
+ * counted at a time, one per core. BENCH_KEEP=1 keeps the callgrind files (with V8's perf map, for
+ * callgrind_annotate) and prints where. Needs valgrind (Debian's `valgrind` package).
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
