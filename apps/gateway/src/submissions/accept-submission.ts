@@ -12,6 +12,7 @@ import type { GatewayConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import type { GatewayMetrics } from '../gateway-metrics.ts';
 import type { AbuseCounters } from './abuse-counters.ts';
+import { acceptedAtNow } from './accepted-at.ts';
 import type { Claims } from './claim-submission.ts';
 import { careersJobData } from './cv/careers-job-data.ts';
 import { checkCvEnvelope } from './cv/check-cv-envelope.ts';
@@ -90,7 +91,7 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
   // is kept in the quarantine instead of the queue, for `ops spam release` to send on.
   const spam = honeypotFilled(req.body);
 
-  let acceptedAt = new Date().toISOString();
+  let acceptedAt = acceptedAtNow();
   const idempotency = req.idempotencyKey
     ? { key: req.idempotencyKey, fingerprint: bodyFingerprint(endpoint.path, request) }
     : undefined;
