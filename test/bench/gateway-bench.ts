@@ -48,7 +48,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, startRedisServer } from '@forms/local-services';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import { childPids, procStat } from '../support/proc.ts';
+import { childPids, procIo, procStat } from '../support/proc.ts';
 import { benchRequest, mixedRequests } from './bench-requests.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -74,6 +74,12 @@ function cpuMicros(pid: number): number {
   return ticks * 10_000;
 }
 
+/** Read-like and write-like system calls of a server and its child processes, from /proc. */
+function ioCalls(pid: number): { reads: number; writes: number } {
+  const all = [pid, ...childPids(pid)].map(procIo);
+  return { reads: all.reduce((n, io) => n + io.reads, 0), writes: all.reduce((n, io) => n + io.writes, 0) };
+}
+
 /**
  * One measured run against `server`. Besides throughput it reports CPU µs per acknowledged request spent
  * by the server process and by Redis: on a machine shared with other work, throughput moves with the
@@ -91,15 +97,18 @@ async function run(
   await autocannon({ ...options, duration: 2 }); // warm-up: JIT, connection pools
   const pids = [server.pid!, redisServer.process.pid!];
   const before = pids.map(cpuMicros);
+  const ioBefore = ioCalls(server.pid!);
   const result = await autocannon({ ...options, title, duration: seconds });
-  const [serverUs, redisUs] = pids.map((pid, i) => (cpuMicros(pid) - before[i]!) / Math.max(1, result['2xx'])) as [
-    number,
-    number,
-  ];
+  const ok = Math.max(1, result['2xx']);
+  const [serverUs, redisUs] = pids.map((pid, i) => (cpuMicros(pid) - before[i]!) / ok) as [number, number];
+  // What a server asks of the kernel per 2xx: its socket reads and writes (HTTP and Redis alike).
+  const io = ioCalls(server.pid!);
+  const reads = (io.reads - ioBefore.reads) / ok;
+  const writes = (io.writes - ioBefore.writes) / ok;
   const { latency: l, non2xx, errors, timeouts } = result;
   const okPerSecond = result['2xx'] / seconds;
   console.log(
-    `${title.padEnd(40)} ${okPerSecond.toFixed(0).padStart(6)} 2xx/s  p50 ${String(l.p50).padStart(3)} ms  p99 ${String(l.p99).padStart(3)} ms  max ${String(l.max).padStart(4)} ms  non-2xx ${non2xx}  errors ${errors + timeouts}  CPU/2xx: server ${serverUs.toFixed(0)} µs, Redis ${redisUs.toFixed(0)} µs`,
+    `${title.padEnd(40)} ${okPerSecond.toFixed(0).padStart(6)} 2xx/s  p50 ${String(l.p50).padStart(3)} ms  p99 ${String(l.p99).padStart(3)} ms  max ${String(l.max).padStart(4)} ms  non-2xx ${non2xx}  errors ${errors + timeouts}  CPU/2xx: server ${serverUs.toFixed(0)} µs, Redis ${redisUs.toFixed(0)} µs  syscalls/2xx: read ${reads.toFixed(2)}, write ${writes.toFixed(2)}`,
   );
   return { title, okPerSecond, serverUs, cpuUs: serverUs + redisUs, result };
 }

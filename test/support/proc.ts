@@ -19,3 +19,17 @@ export function childPids(pid: number): number[] {
     .map(Number)
     .filter((child) => procStat(child)?.[1] === String(pid));
 }
+
+/**
+ * A process's read-like and write-like system calls so far (`syscr`, `syscw` in /proc/<pid>/io: read, readv,
+ * recv…, write, writev, send…), or zeros once it is gone.
+ */
+export function procIo(pid: number): { reads: number; writes: number } {
+  try {
+    const text = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    return { reads: field('syscr'), writes: field('syscw') };
+  } catch {
+    return { reads: 0, writes: 0 };
+  }
+}
