@@ -30,8 +30,9 @@ import { sleep } from '../support/wait.ts';
  * Tracing: "ours" runs with tracing off (no OTLP endpoint, as by default); every round adds the same
  * gateway with tracing on, sampling 100 % and 10 % (OTEL_TRACES_SAMPLER), exporting OTLP/HTTP with the apps'
  * default encoding, JSON (or BENCH_OTLP_PROTOCOL, e.g. http/protobuf, or `http/json,http/protobuf` for rows of
- * each) to a collector stand-in in this process that reads and drops each export. Each is printed as a ratio of ours with tracing off, by 2xx/s and by CPU per 2xx. BENCH_TRACING=0
- * leaves them out. Off against the code before tracing existed: BENCH_AGAINST=<a checkout without it>.
+ * each) to a collector stand-in in this process that reads and drops each export. Each is printed as a ratio
+ * of ours with tracing off, by 2xx/s and by CPU per 2xx. BENCH_TRACING=0 leaves them out. Off against the
+ * code before tracing existed: BENCH_AGAINST=<a checkout without it>.
  *
  * Traffic goes only to 127.0.0.1; every run is bounded (BENCH_SECONDS, default 10, plus 2 s of warm-up;
  * BENCH_ROUNDS, default 1, repeats the saturation runs).
@@ -216,8 +217,8 @@ const manyBaseline = manyBasePort
   : undefined;
 const gatewayPort = await freePort();
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-// BENCH_CPU_PROF=1 writes a CPU profile of each of our gateways (tracing on too) to .prof/, one file per process
-// (open it in Chrome's DevTools).
+// BENCH_CPU_PROF=1 writes a CPU profile of every gateway (ours, with tracing on, BENCH_AGAINST's) to .prof/, one
+// file per process (open it in Chrome's DevTools).
 const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=.prof'] : [];
 const gatewayEnv = (port: number) => ({
   PORT: String(port),
