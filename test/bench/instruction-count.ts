@@ -2,7 +2,8 @@
  * `pnpm bench:instructions`: CPU instructions per acknowledged request, counted by valgrind's callgrind,
  * for the Koa floor (koa-floor-server.ts) and our gateway, POST /api/contact. On 2 shared cores a time
  * measure of the same server moves by a tenth from one minute to the next; an instruction count moves by
- * well under 1 % between runs, whatever else the machine does, so a change of a few percent can be seen.
+ * under 1 % (the floor) to 2 % (ours) between runs, whatever else the machine does, so a change of a few
+ * percent can be seen.
  *
  * Each server runs under callgrind with counting off while BENCH_WARM requests (default 40,000) bring its
  * code to the tiers it runs at under load (TurboFan compiling on the main thread, so that compiling is over
