@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Prints the path of the npm registry's build of Node <version> (its `node-linux-<arch>` package), fetched
 # once into a cache outside the checkout, so a fresh clone (every CI run) does not fetch it again:
-# $FORMS_CACHE_DIR, else $XDG_CACHE_HOME/forms-pipeline, else ~/.cache/forms-pipeline. Used by
-# `pnpm test:node22` and by the test that runs the scripts on Node 20. Usage: scripts/registry-node.sh 22.23.3
+# $FORMS_CACHE_DIR, else $XDG_CACHE_HOME/forms-pipeline, else ~/.cache/forms-pipeline (without a HOME, the
+# checkout's .data/). Used by `pnpm test:node22` and by the test that runs the scripts on Node 20.
+# Usage: scripts/registry-node.sh 22.23.3
 set -euo pipefail
 version="$1"
 arch=$(uname -m | sed 's/x86_64/x64/; s/aarch64/arm64/')
-cache="${FORMS_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/forms-pipeline}"
+if [ -n "${FORMS_CACHE_DIR:-}" ]; then cache="$FORMS_CACHE_DIR"
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then cache="$XDG_CACHE_HOME/forms-pipeline"
+elif [ -n "${HOME:-}" ]; then cache="$HOME/.cache/forms-pipeline"
+else cache="$(cd "$(dirname "$0")/.." && pwd)/.data"; fi
 dir="$cache/node-$version"
 node="$dir/node_modules/node-linux-$arch/bin/node"
 if ! [ -x "$node" ]; then
