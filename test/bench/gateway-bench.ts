@@ -64,21 +64,20 @@ const mixed = mixedRequests();
 type Row = { title: string; okPerSecond: number; serverUs: number; cpuUs: number; result: autocannon.Result };
 
 /**
- * CPU time (user + system, µs) a server has used, from /proc, with its child processes' (the gateway's
- * processes under GATEWAY_PROCESSES, tsx's esbuild): 10 ms resolution, fine over a run.
+ * What a server has used so far, with its child processes (the gateway's processes under GATEWAY_PROCESSES,
+ * tsx's esbuild), from /proc in one pass: CPU time (user + system, µs; 10 ms resolution, fine over a run),
+ * and its read-like and write-like system calls (its sockets, HTTP and Redis alike).
  */
-function cpuMicros(pid: number): number {
-  let ticks = 0;
-  for (const fields of [pid, ...childPids(pid)].map(procStat)) {
-    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
+function usage(pid: number): { cpuUs: number; reads: number; writes: number } {
+  const total = { cpuUs: 0, reads: 0, writes: 0 };
+  for (const each of [pid, ...childPids(pid)]) {
+    const fields = procStat(each);
+    if (fields) total.cpuUs += (Number(fields[11]) + Number(fields[12])) * 10_000;
+    const io = procIo(each);
+    total.reads += io.reads;
+    total.writes += io.writes;
   }
-  return ticks * 10_000;
-}
-
-/** Read-like and write-like system calls of a server and its child processes, from /proc. */
-function ioCalls(pid: number): { reads: number; writes: number } {
-  const all = [pid, ...childPids(pid)].map(procIo);
-  return { reads: all.reduce((n, io) => n + io.reads, 0), writes: all.reduce((n, io) => n + io.writes, 0) };
+  return total;
 }
 
 /**
@@ -96,16 +95,16 @@ async function run(
 ): Promise<Row> {
   const options = { url, connections, requests, ...(rate ? { overallRate: rate } : {}) };
   await autocannon({ ...options, duration: 2 }); // warm-up: JIT, connection pools
-  const pids = [server.pid!, redisServer.process.pid!];
-  const before = pids.map(cpuMicros);
-  const ioBefore = ioCalls(server.pid!);
+  const before = usage(server.pid!);
+  const redisBefore = usage(redisServer.process.pid!).cpuUs;
   const result = await autocannon({ ...options, title, duration: seconds });
   const ok = Math.max(1, result['2xx']);
-  const [serverUs, redisUs] = pids.map((pid, i) => (cpuMicros(pid) - before[i]!) / ok) as [number, number];
-  // What a server asks of the kernel per 2xx: its socket reads and writes (HTTP and Redis alike).
-  const io = ioCalls(server.pid!);
-  const reads = (io.reads - ioBefore.reads) / ok;
-  const writes = (io.writes - ioBefore.writes) / ok;
+  const after = usage(server.pid!);
+  const serverUs = (after.cpuUs - before.cpuUs) / ok;
+  const redisUs = (usage(redisServer.process.pid!).cpuUs - redisBefore) / ok;
+  // What a server asks of the kernel per 2xx: its socket reads and writes.
+  const reads = (after.reads - before.reads) / ok;
+  const writes = (after.writes - before.writes) / ok;
   const { latency: l, non2xx, errors, timeouts } = result;
   const okPerSecond = result['2xx'] / seconds;
   console.log(
@@ -136,11 +135,11 @@ async function runTogether(
     return Promise.all(targets.map((_, i) => started.get(i)!));
   };
   await load(1);
-  const before = targets.map(({ server }) => cpuMicros(server.pid!));
+  const before = targets.map(({ server }) => usage(server.pid!).cpuUs);
   const results = await load(seconds);
   return results.map((result, i) => {
     if (result.non2xx > 0) process.exitCode = 1;
-    return (cpuMicros(targets[i]!.server.pid!) - before[i]!) / Math.max(1, result['2xx']);
+    return (usage(targets[i]!.server.pid!).cpuUs - before[i]!) / Math.max(1, result['2xx']);
   });
 }
 
