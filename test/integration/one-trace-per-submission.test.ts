@@ -215,7 +215,8 @@ describe('one trace per submission', () => {
         'request.id': s.requestId,
         'http.route': path,
       });
-      if (endpointOf(s.kind).contact) expect(one('submission.claim').parentSpanId).toBe(server.spanId);
+      // The claim's round trip is timed on the request's span, not recorded as a span of its own.
+      if (endpointOf(s.kind).contact) expect(server.attributes['submission.claim_ms']).toBeGreaterThan(0);
       const add = one(/^add /);
       expect(add).toMatchObject({ kind: SPAN_KIND.producer, parentSpanId: server.spanId });
       expect(add.attributes['bullmq.job.id']).toBe(s.submissionId);

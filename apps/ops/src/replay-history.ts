@@ -1,4 +1,5 @@
-import type { Job, Queue } from 'bullmq';
+import { JOB_LOG_ROWS } from '@forms/schemas';
+import { Job, type Queue } from 'bullmq';
 import type { OpsRedis } from './open-queue.ts';
 
 // Two fields of our own in BullMQ's job hash (BullMQ reads and writes only its own): they go with the job
@@ -22,8 +23,11 @@ export async function recordReplay(redis: OpsRedis, queue: Queue, job: Job, atte
       .hincrby(queue.toKey(String(job.id)), REPLAYS, 1)
       .hincrby(queue.toKey(String(job.id)), ATTEMPTS_BEFORE, attemptsMade)
       .exec()) ?? [];
-  await job.log(
+  await Job.addJobLog(
+    queue,
+    String(job.id),
     `${new Date().toISOString()} replayed by ops after ${attemptsMade} attempts: run ${Number(replays) + 1} starts`,
+    JOB_LOG_ROWS,
   );
 }
 

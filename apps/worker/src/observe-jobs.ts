@@ -1,6 +1,6 @@
 import { scrubPii } from '@forms/observability';
-import { RECORD_INDEX_MAX, RECORD_INDEX_TTL_MS, recordIndexKey } from '@forms/schemas';
-import type { Job, Worker } from 'bullmq';
+import { JOB_LOG_ROWS, RECORD_INDEX_MAX, RECORD_INDEX_TTL_MS, recordIndexKey } from '@forms/schemas';
+import { Job, type Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerRedis } from './create-worker-redis.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
@@ -28,7 +28,7 @@ function errorKind(err: Error): (typeof ERROR_KINDS)[number] {
  *   log-safe: see logSafeText);
  * - metrics (duration, end-to-end delay, retries, failures by kind);
  * - each failed attempt's time and reason in the job's own log, for `ops show` (BullMQ keeps only the
- *   last reason); bounded by the job's `keepLogs`;
+ *   last reason); the newest `JOB_LOG_ROWS` kept;
  * - the recordId → submission index for contacts (see recordIndexKey), written when a worker first takes
  *   the job, off the job's path (not awaited).
  */
@@ -75,9 +75,12 @@ export function observeJobs(
     const final = err.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
     if (final) metrics.failures.inc({ kind, error_kind: errorKind(err) });
     else metrics.retries.inc({ kind });
-    job
-      .log(`${new Date().toISOString()} attempt ${job.attemptsMade}: ${err.message}`)
-      .catch((logErr: Error) => logger.debug({ err: logErr.message, jobId: job.id }, 'attempt not logged on the job'));
+    Job.addJobLog(
+      worker,
+      String(job.id),
+      `${new Date().toISOString()} attempt ${job.attemptsMade}: ${err.message}`,
+      JOB_LOG_ROWS,
+    ).catch((logErr: Error) => logger.debug({ err: logErr.message, jobId: job.id }, 'attempt not logged on the job'));
     logger.warn(
       {
         jobId: job.id,

@@ -1,5 +1,12 @@
-import { ROOT_CONTEXT, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
-import { RandomIdGenerator, SamplingDecision } from '@opentelemetry/sdk-trace';
+import { type Context, ROOT_CONTEXT, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  ParentBasedSampler,
+  RandomIdGenerator,
+  SamplingDecision,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
 import { headSampling, sampledBefore } from './head-sampling.ts';
 
@@ -30,8 +37,35 @@ describe('head sampling read from the OTEL_TRACES_SAMPLER variables', () => {
         sampler: undefined,
       });
     }
-    // No ratio below 1: the SDK's own sampler from the same variables already agrees with any decision.
-    expect(headSampling({ OTEL_TRACES_SAMPLER: 'parentbased_always_on' }).sampler).toBeUndefined();
+  });
+
+  it("decides as the SDK's parent-based sampler would, a child of our own sampled span included", () => {
+    const provider = new TracerProvider();
+    const recording = (flags: TraceFlags) =>
+      trace.setSpan(ROOT_CONTEXT, provider.getTracer('test').startSpan('request', {}, under(flags)));
+    const remote = (traceFlags: TraceFlags) =>
+      trace.setSpanContext(ROOT_CONTEXT, { ...trace.getSpanContext(under(traceFlags))!, isRemote: true });
+    const contexts = [
+      ROOT_CONTEXT,
+      sampledBefore(ROOT_CONTEXT),
+      under(TraceFlags.SAMPLED),
+      under(TraceFlags.NONE),
+      remote(TraceFlags.SAMPLED),
+      remote(TraceFlags.NONE),
+      recording(TraceFlags.SAMPLED),
+    ];
+    expect(trace.getSpan(contexts.at(-1)!)!.isRecording()).toBe(true);
+    for (const env of [{}, { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' }]) {
+      const sdks = new ParentBasedSampler({
+        root: env.OTEL_TRACES_SAMPLER ? new AlwaysOffSampler() : new AlwaysOnSampler(),
+      });
+      const sdk = (context: Context) =>
+        sdks.shouldSample(context, ids.generateTraceId(), 'POST /api/contact', SpanKind.SERVER, {}, []).decision;
+      // The one difference by design: a new trace decided before the SDK is sampled whatever the ratio.
+      expect(contexts.map((context) => decide(env, context))).toEqual(
+        contexts.map((context, i) => (i === 1 ? SamplingDecision.RECORD_AND_SAMPLED : sdk(context))),
+      );
+    }
   });
 
   it('samples a new trace decided before the SDK, whatever the ratio, and follows a parent as before', () => {

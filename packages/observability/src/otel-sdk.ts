@@ -131,10 +131,10 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
         propagation.inject(active, carrier);
         return JSON.stringify(carrier);
       }
-      const { traceId, spanId } = trace.getSpanContext(active)!;
-      return `{"traceparent":"00-${traceId}-${spanId}-00"}`;
+      const { traceId, spanId, traceFlags } = trace.getSpanContext(active)!;
+      return traceparentJson(traceId, spanId, traceFlags);
     },
-    queueTelemetry: queueTelemetry(),
+    queueTelemetry: queueTelemetry(propagated.includes('traceparent') && propagated.every((f) => W3C_FIELDS.has(f))),
   };
   installTracingHooks(hooks);
   return {
@@ -162,7 +162,7 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
  * trace per submission, one span tree per attempt (bullmq#2942 is about jobs that repeat for ever; ours
  * have a bounded number of attempts).
  */
-function queueTelemetry(): Telemetry<Context> {
+function queueTelemetry(w3cOnly: boolean): Telemetry<Context> {
   const otel = new BullMQOtel({ tracerName: 'bullmq' });
   const untraced = new BullMQOTelSpan(trace.wrapSpanContext({ traceId: '', spanId: '', traceFlags: 0 }));
   const tracer: Tracer<Context> = {
@@ -182,11 +182,36 @@ function queueTelemetry(): Telemetry<Context> {
     with: (ctx, fn) => manager.with(ctx, fn),
     active: () => manager.active(),
     root: () => ROOT_CONTEXT,
-    getMetadata: (ctx) => manager.getMetadata(ctx),
+    getMetadata: w3cOnly ? (ctx) => w3cJobContext(ctx) ?? manager.getMetadata(ctx) : (ctx) => manager.getMetadata(ctx),
     fromMetadata: (active, metadata) => manager.fromMetadata(active, metadata),
   };
   return { tracer, contextManager };
 }
+
+/** What the default propagators (W3C trace context and baggage) write for a context, as a job carries it. */
+function traceparentJson(traceId: string, spanId: string, traceFlags: number): string {
+  return `{"traceparent":"00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}"}`;
+}
+
+/**
+ * The trace context a job added under one of this process's own spans carries (`getMetadata`): what
+ * `bullmq-otel` writes through the propagators (`propagation.inject`, then `JSON.stringify`), written here
+ * when that is only a `traceparent`: with the default propagators only (the caller's to know: `W3C_FIELDS`),
+ * no baggage, no trace state. A recording span's
+ * ids are the SDK's own, so they need not be checked again: the W3C propagator's check of them (the API's
+ * `isSpanContextValid`, a loop over every character) cost about 8 k instructions a call under callgrind.
+ * Anything else (other propagators, baggage, a trace state, a span not recording, which tracing suppressed
+ * also gives) is undefined here: the propagators' own writing then. `job-context-as-the-propagators-write-it`
+ * holds it to theirs.
+ */
+export function w3cJobContext(ctx: Context): string | undefined {
+  const span = trace.getSpan(ctx);
+  if (!span?.isRecording() || propagation.getBaggage(ctx)) return undefined;
+  const { traceId, spanId, traceFlags, traceState } = span.spanContext();
+  return traceState ? undefined : traceparentJson(traceId, spanId, traceFlags);
+}
+/** The fields the default propagators read and write: W3C trace context's and W3C baggage's. */
+const W3C_FIELDS = new Set(['traceparent', 'tracestate', 'baggage']);
 
 const NO_SPAN: SpanHandle = { setAttributes() {} };
 /** Marks the context of a request sampled out before the SDK (`inServerSpan`), for `untracedJobContext`. */

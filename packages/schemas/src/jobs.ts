@@ -101,16 +101,21 @@ export function retryDelay(
 export const REPLAY_PRIORITY = 1_000;
 
 /**
- * BullMQ options every submission job is added with: only what BullMQ reads from the job itself (its retries,
- * the bound of its log). The add packs them (msgpack) on every submission, at a cost that grows with each key
- * and nested object: what the worker keeps of finished jobs is the worker's own option (`KEEP_COMPLETED`).
+ * BullMQ options every submission job is added with: only what BullMQ must read from the job itself (its
+ * retries). The add packs them (msgpack) on every submission, at a cost that grows with each key and nested
+ * object (about 3 k instructions a key): what the worker keeps of finished jobs is the worker's own option
+ * (`KEEP_COMPLETED`), and the bound of a job's log is given by whoever writes a line to it (`JOB_LOG_ROWS`).
  */
 export const JOB_OPTIONS = {
   attempts: RETRY_POLICY.attempts,
   backoff: { type: RETRY_POLICY.backoffType },
-  // The worker logs each failed attempt's time and reason on the job (for `ops show`); bounded per job.
-  keepLogs: 20,
 } as const;
+
+/**
+ * The lines a job's own log keeps (the newest): each failed attempt's time and reason, each replay (for `ops
+ * show`). Passed by every writer (`Job.addJobLog`), not carried in the job's options.
+ */
+export const JOB_LOG_ROWS = 20;
 
 /**
  * What the worker keeps of completed jobs (BullMQ's worker-level `removeOnComplete`, applied to every job that
