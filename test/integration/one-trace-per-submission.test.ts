@@ -214,6 +214,7 @@ describe('one trace per submission', () => {
         'submission.kind': s.kind,
         'request.id': s.requestId,
         'http.route': path,
+        'http.response.status_code': 200,
       });
       // The claim's round trip is timed on the request's span, not recorded as a span of its own.
       if (endpointOf(s.kind).contact) expect(server.attributes['submission.claim_ms']).toBeGreaterThan(0);

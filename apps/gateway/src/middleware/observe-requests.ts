@@ -20,8 +20,12 @@ export function observeRequests({ metrics, logger }: { metrics: GatewayMetrics; 
       const seconds = (performance.now() - started) / 1000;
       metrics.requests.inc({ route, method: ctx.method, status: String(ctx.status) });
       metrics.requestDuration.observe({ route, method: ctx.method }, seconds);
-      // The request's server span (tracing on) is named by its route, and carries the request id.
-      if (traced) annotateSpan({ 'http.route': route, 'request.id': ctx.state.requestId }, `${ctx.method} ${route}`);
+      // The request's server span (tracing on) is named by its route, and carries the request id and status.
+      if (traced)
+        annotateSpan(
+          { 'http.route': route, 'request.id': ctx.state.requestId, 'http.response.status_code': ctx.status },
+          `${ctx.method} ${route}`,
+        );
       if (logger.isLevelEnabled('debug'))
         logger.debug(
           {
