@@ -269,7 +269,8 @@ const floor = await startFloor('bare');
 
 /**
  * A server run once per round after ours, on /api/contact, reported as a ratio of the baseline and of the
- * floor; with `toOurs`, also as a ratio of ours on /api/contact (2xx/s and CPU per 2xx) in the same round.
+ * floor; with `toOurs`, also as a ratio of ours on /api/contact (2xx/s and CPU per 2xx) in the same round,
+ * and by server CPU per 2xx loaded side by side with ours (`together`: this ÷ ours, at BENCH_TOGETHER_RATE).
  */
 type Extra = {
   title: string;
@@ -278,7 +279,7 @@ type Extra = {
   requests: autocannon.Request[];
   ratios: number[];
   toFloor: number[];
-  toOurs?: { ok: number[]; cpu: number[] };
+  toOurs?: { ok: number[]; cpu: number[]; together: number[] };
 };
 const extras: Extra[] = [];
 async function addGateway(title: string, env: Record<string, string>, cwd = REPO_ROOT, toOurs = false) {
@@ -293,7 +294,7 @@ async function addGateway(title: string, env: Record<string, string>, cwd = REPO
     requests: contactOnly,
     ratios: [],
     toFloor: [],
-    ...(toOurs ? { toOurs: { ok: [], cpu: [] } } : {}),
+    ...(toOurs ? { toOurs: { ok: [], cpu: [], together: [] } } : {}),
   });
 }
 // With more than one gateway process, the same gateway as one process, for what the processes add.
@@ -472,6 +473,26 @@ for (let round = 1; round <= rounds; round++) {
       );
     }
   }
+  // Tracing on and off side by side: ours and every tracing gateway loaded at once on /api/contact, so the
+  // machine's swings (a tenth and more from one run to the next) move both sides of each ratio alike.
+  const traced = extras.filter((extra) => extra.toOurs);
+  if (togetherRate > 0 && traced.length > 0) {
+    await flush();
+    const [offUs, ...onUs] = await runTogether(
+      'tracing',
+      [gateway, ...traced.map((extra) => extra.server)].map((server, i) => ({
+        server,
+        url: i === 0 ? gatewayUrl : traced[i - 1]!.url,
+        requests: [...contactOnly],
+      })),
+      togetherRate,
+      round,
+    );
+    traced.forEach((extra, i) => extra.toOurs!.together.push(onUs[i]! / offUs!));
+    console.log(
+      `side by side at ${togetherRate}/s each, /api/contact: server CPU per 2xx tracing off ${offUs!.toFixed(0)} µs, ${traced.map((extra, i) => `${extra.title.replace(/: POST \/api\/contact$/, '')} ${onUs[i]!.toFixed(0)} µs`).join(', ')}`,
+    );
+  }
   if (many) record(ratios.toMany, oursRows, { contact: many, mix: many }, okPerSecond);
   record(ratios.cpuOfBase, baseRows, oursRows, (row) => row.cpuUs);
   console.log(
@@ -554,7 +575,7 @@ for (const extra of extras) {
 for (const { title, toOurs } of extras) {
   if (!toOurs) continue;
   console.log(
-    `${title} ÷ ours with tracing off: 2xx/s ${median(toOurs.ok).toFixed(2)}   by CPU per 2xx (off's ÷ this) ${median(toOurs.cpu).toFixed(2)}`,
+    `${title} ÷ ours with tracing off: 2xx/s ${median(toOurs.ok).toFixed(2)}   by CPU per 2xx (off's ÷ this) ${median(toOurs.cpu).toFixed(2)}${toOurs.together.length ? `;   side by side, server CPU per 2xx on ÷ off ${median(toOurs.together).toFixed(2)}×` : ''}`,
   );
 }
 if (collector.requests > 0)
