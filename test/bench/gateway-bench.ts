@@ -488,7 +488,7 @@ for (let round = 1; round <= rounds; round++) {
       togetherRate,
       round,
     );
-    traced.forEach((extra, i) => extra.toOurs!.together.push(onUs[i]! / offUs!));
+    for (const [i, extra] of traced.entries()) extra.toOurs!.together.push(onUs[i]! / offUs!);
     console.log(
       `side by side at ${togetherRate}/s each, /api/contact: server CPU per 2xx tracing off ${offUs!.toFixed(0)} µs, ${traced.map((extra, i) => `${extra.title.replace(/: POST \/api\/contact$/, '')} ${onUs[i]!.toFixed(0)} µs`).join(', ')}`,
     );
