@@ -59,6 +59,8 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
   const tracer = trace.getTracer('forms');
   // The headers the configured propagators read (W3C's `traceparent` and `tracestate` by default).
   const propagated = propagation.fields();
+  // W3C trace context (and W3C baggage) alone, as by default: a job's trace context is then a `traceparent`.
+  const defaultPropagators = propagated.includes('traceparent') && propagated.every((f) => W3C_FIELDS.has(f));
   const ids = new RandomIdGenerator();
   const hooks: TracingHooks = {
     inSpan(name, options, fn) {
@@ -134,7 +136,7 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
       const { traceId, spanId, traceFlags } = trace.getSpanContext(active)!;
       return traceparentJson(traceId, spanId, traceFlags);
     },
-    queueTelemetry: queueTelemetry(propagated.includes('traceparent') && propagated.every((f) => W3C_FIELDS.has(f))),
+    queueTelemetry: queueTelemetry(defaultPropagators),
   };
   installTracingHooks(hooks);
   return {
@@ -196,13 +198,12 @@ function traceparentJson(traceId: string, spanId: string, traceFlags: number): s
 /**
  * The trace context a job added under one of this process's own spans carries (`getMetadata`): what
  * `bullmq-otel` writes through the propagators (`propagation.inject`, then `JSON.stringify`), written here
- * when that is only a `traceparent`: with the default propagators only (the caller's to know: `W3C_FIELDS`),
- * no baggage, no trace state. A recording span's
- * ids are the SDK's own, so they need not be checked again: the W3C propagator's check of them (the API's
- * `isSpanContextValid`, a loop over every character) cost about 8 k instructions a call under callgrind.
- * Anything else (other propagators, baggage, a trace state, a span not recording, which tracing suppressed
- * also gives) is undefined here: the propagators' own writing then. `job-context-as-the-propagators-write-it`
- * holds it to theirs.
+ * when that is only a `traceparent`: the default propagators configured (the caller's to know: `W3C_FIELDS`),
+ * no baggage, no trace state. A recording span's ids are the SDK's own, so they need not be checked again:
+ * the W3C propagator's check of them (the API's `isSpanContextValid`, a loop over every character) cost
+ * about 8 k instructions a call under callgrind. Anything else (baggage, a trace state, a span not
+ * recording, which is what tracing suppressed gives) is undefined here: the propagators' own writing then.
+ * `job-context-as-the-propagators-write-it` holds it to theirs.
  */
 export function w3cJobContext(ctx: Context): string | undefined {
   const span = trace.getSpan(ctx);
