@@ -31,7 +31,8 @@ import { sleep } from '../support/wait.ts';
  * gateway with tracing on, sampling 100 % and 10 % (OTEL_TRACES_SAMPLER), exporting OTLP/HTTP with the apps'
  * default encoding, JSON (or BENCH_OTLP_PROTOCOL, e.g. http/protobuf, or `http/json,http/protobuf` for rows of
  * each) to a collector stand-in in this process that reads and drops each export. Each is printed as a ratio
- * of ours with tracing off, by 2xx/s and by CPU per 2xx. BENCH_TRACING=0 leaves them out. Off against the
+ * of ours with tracing off, by 2xx/s and by CPU per 2xx, and, loaded side by side with ours at
+ * BENCH_TOGETHER_RATE, by server CPU per 2xx. BENCH_TRACING=0 leaves them out. Off against the
  * code before tracing existed: BENCH_AGAINST=<a checkout without it>.
  *
  * Traffic goes only to 127.0.0.1; every run is bounded (BENCH_SECONDS, default 10, plus 2 s of warm-up;
@@ -480,9 +481,9 @@ for (let round = 1; round <= rounds; round++) {
     await flush();
     const [offUs, ...onUs] = await runTogether(
       'tracing',
-      [gateway, ...traced.map((extra) => extra.server)].map((server, i) => ({
+      [{ server: gateway, url: gatewayUrl }, ...traced].map(({ server, url }) => ({
         server,
-        url: i === 0 ? gatewayUrl : traced[i - 1]!.url,
+        url,
         requests: [...contactOnly],
       })),
       togetherRate,
