@@ -33,19 +33,22 @@ export function headSampling(env: NodeJS.ProcessEnv = process.env): HeadSampling
     parentbased_traceidratio: samplerRatio(env.OTEL_TRACES_SAMPLER_ARG),
   }[name];
   if (rootRatio === undefined) return { rootRatio, sampler: undefined };
-  if (rootRatio === 1)
-    return { rootRatio, sampler: ownSampledParentFirst(new ParentBasedSampler({ root: new AlwaysOnSampler() })) };
+  return { rootRatio, sampler: ownSampledParentFirst(new ParentBasedSampler({ root: rootSampler(rootRatio) })) };
+}
+
+/** How a new trace is sampled: always at 1; below 1, as decided before the SDK, else by the ratio. */
+function rootSampler(ratio: number): Sampler {
+  if (ratio === 1) return new AlwaysOnSampler();
   // New traces not decided before the SDK (the worker's and the ops CLI's, a request that came with a
   // caller's trace context) are the SDK's ratio sampler's, as OTEL_TRACES_SAMPLER says.
-  const byRatio = new TraceIdRatioBasedSampler(rootRatio);
-  const root: Sampler = {
+  const byRatio = new TraceIdRatioBasedSampler(ratio);
+  return {
     shouldSample: (context, traceId) =>
       context.getValue(SAMPLED_BEFORE) === true
         ? { decision: SamplingDecision.RECORD_AND_SAMPLED }
         : byRatio.shouldSample(context, traceId),
     toString: () => `SampledBefore{${byRatio}}`,
   };
-  return { rootRatio, sampler: ownSampledParentFirst(new ParentBasedSampler({ root })) };
 }
 
 const SAMPLED = { decision: SamplingDecision.RECORD_AND_SAMPLED };

@@ -70,22 +70,18 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
       if (sampledOut(parent)) return fn(NO_SPAN);
       const links: Link[] = (options.links ?? []).flatMap((link) => (link ? [{ context: link }] : []));
       const kind = options.kind === 'client' ? SpanKind.CLIENT : SpanKind.INTERNAL;
-      return tracer.startActiveSpan(
-        name,
-        { kind, links, attributes: defined(options.attributes ?? {}) },
-        parent,
-        async (span) => {
-          try {
-            return await fn(handle(span));
-          } catch (err) {
-            span.recordException(err as Error);
-            span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
-            throw err;
-          } finally {
-            span.end();
-          }
-        },
-      );
+      return tracer.startActiveSpan(name, { kind, links }, parent, async (span) => {
+        if (options.attributes) setDefined(span, options.attributes);
+        try {
+          return await fn(handle(span));
+        } catch (err) {
+          span.recordException(err as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+          throw err;
+        } finally {
+          span.end();
+        }
+      });
     },
     inServerSpan(headers, name, attributes, fn) {
       const newTrace = rootRatio !== undefined && !propagated.some((field) => headers[field] !== undefined);
@@ -237,12 +233,6 @@ function setDefined(span: Span, attributes: SpanAttributes): void {
     const value = attributes[key];
     if (value !== undefined) span.setAttribute(key, value);
   }
-}
-
-function defined(attributes: SpanAttributes): Record<string, string | number | boolean> {
-  const out: Record<string, string | number | boolean> = {};
-  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value;
-  return out;
 }
 
 function valid(spanContext: TraceLink | undefined): TraceLink | undefined {
