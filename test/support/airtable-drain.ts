@@ -34,7 +34,8 @@ export async function acknowledgedBacklog(redisUrl: string, total: number) {
  * Waits until every acknowledged submission is a record of `baseId`'s Creators table and the queue holds
  * nothing left to do, then checks what the issue's harness checks: one record per submission, no 429,
  * never more than `limit` requests in any sliding second, and no gap over `maxGapMs` between two requests
- * while jobs waited, outside the `outages` (when nothing can be granted). Returns the figures for the log.
+ * while jobs waited, outside the `outages` (when nothing can be granted) and after the last job the stalled
+ * check did not have to take back. Returns the figures for the log.
  */
 export async function expectDrainedWithinTheLimit(
   server: FakeAirtable,
@@ -59,6 +60,8 @@ export async function expectDrainedWithinTheLimit(
   },
 ) {
   const queue = new Queue(queueName, { connection: { url: redisUrl } });
+  let recovered = 0;
+  let lastInTime = Number.POSITIVE_INFINITY;
   try {
     await eventually(
       async () => {
@@ -69,6 +72,15 @@ export async function expectDrainedWithinTheLimit(
       { timeoutMs, everyMs: 250 },
     );
     expect(await queue.getFailedCount()).toBe(0);
+    // A job Redis moved to active just before it died (its answer lost, the worker asked again and got the
+    // next job) waits under a lock nobody holds until BullMQ's stalled check takes it back, up to two lock
+    // periods (30 s each by default): at-least-once by design (docs/architecture.md). Its late request is
+    // that path, not a stall of the limiter, so the gaps are measured up to the last job no stalled check
+    // took back.
+    const done = await queue.getJobs(['completed']);
+    recovered = done.filter((job) => job.stalledCounter > 0).length;
+    const inTime = done.filter((job) => job.stalledCounter === 0).map((job) => job.finishedOn ?? 0);
+    if (inTime.length > 0) lastInTime = Math.max(...inTime);
   } finally {
     await queue.close();
   }
@@ -81,7 +93,8 @@ export async function expectDrainedWithinTheLimit(
     requests: times.length,
     rateLimited: server.stats.rateLimited,
     mostInOneSecond: mostInAnyWindow(times),
-    longestGap: longestGap(times, { from: times[0]!, to: times.at(-1)!, excluded: outages }),
+    recoveredByTheStalledCheck: recovered,
+    longestGap: longestGap(times, { from: times[0]!, to: Math.min(times.at(-1)!, lastInTime), excluded: outages }),
   };
   expect(
     {
