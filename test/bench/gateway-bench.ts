@@ -26,7 +26,8 @@ import { sleep } from '../support/wait.ts';
  * BENCH_TOGETHER_RATE req/s (default 1,000; 0 leaves it out), on /api/contact and on the mix, and prints ours
  * ÷ the floor by server CPU per 2xx from that window: on shared cores the steadiest of the CPU ratios.
  * BENCH_FLOOR=1 adds, to every round, the floor with a claim script before the add (the claim of today's
- * gateway, in small), without and with auto-pipelining.
+ * gateway, in small): once a call per request, once batched per turn as the gateway sends it (`scriptBatch`,
+ * the adds held to the end of the turn), and once with ioredis auto-pipelining.
  * Tracing: "ours" runs with tracing off (no OTLP endpoint, as by default); every round adds the same
  * gateway with tracing on, sampling 100 % and 10 % (OTEL_TRACES_SAMPLER), exporting OTLP/HTTP with the apps'
  * default encoding, JSON (or BENCH_OTLP_PROTOCOL, e.g. http/protobuf, or `http/json,http/protobuf` for rows of
@@ -256,7 +257,7 @@ const mixToBaseline = mixed.map((r) => ({ ...r, path: '/' }));
 // The Koa floor (koa-floor-server.ts: Koa, the raw body, JSON.parse, one add), in every round, on the same
 // bodies as ours (the contact body, and the mix's bodies in the mix's proportions): the goal is ours ÷ this
 // floor, by 2xx/s and by server CPU per 2xx.
-async function startFloor(mode: 'bare' | 'claim' | 'claim-auto') {
+async function startFloor(mode: 'bare' | 'claim' | 'claim-auto' | 'claim-batched') {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
   const server = await startProcess(
@@ -280,6 +281,8 @@ type Extra = {
   requests: autocannon.Request[];
   ratios: number[];
   toFloor: number[];
+  /** Server CPU per 2xx, this ÷ the floor's on the contact body, per round. */
+  cpuToFloor: number[];
   toOurs?: { ok: number[]; cpu: number[]; together: number[] };
 };
 const extras: Extra[] = [];
@@ -295,6 +298,7 @@ async function addGateway(title: string, env: Record<string, string>, cwd = REPO
     requests: contactOnly,
     ratios: [],
     toFloor: [],
+    cpuToFloor: [],
     ...(toOurs ? { toOurs: { ok: [], cpu: [], together: [] } } : {}),
   });
 }
@@ -355,13 +359,13 @@ if (process.env.BENCH_TRACING !== '0') {
     );
   }
 }
-// BENCH_FLOOR=1 adds the floor with the claim script (Koa + claim + add), without and with auto-pipelining:
-// what the claim costs on top of the floor.
+// BENCH_FLOOR=1 adds the floor with the claim script (Koa + claim + add): a call per request, batched per turn
+// as the gateway does it, and with auto-pipelining: what the claim costs on top of the floor.
 if (process.env.BENCH_FLOOR === '1') {
-  for (const mode of ['claim', 'claim-auto'] as const) {
+  for (const mode of ['claim', 'claim-batched', 'claim-auto'] as const) {
     const { server, url } = await startFloor(mode);
-    const title = `Koa floor + claim${mode === 'claim-auto' ? ', auto-pipelining' : ''}`;
-    extras.push({ title, server, url, requests: toBaseline, ratios: [], toFloor: [] });
+    const title = `Koa floor + claim${{ claim: '', 'claim-batched': ', batched per turn', 'claim-auto': ', auto-pipelining' }[mode]}`;
+    extras.push({ title, server, url, requests: toBaseline, ratios: [], toFloor: [], cpuToFloor: [] });
   }
 }
 
@@ -431,6 +435,7 @@ for (let round = 1; round <= rounds; round++) {
     const row = await run(extra.title, extra.server, extra.url, extra.requests);
     extra.ratios.push(row.okPerSecond / base.okPerSecond);
     extra.toFloor.push(row.okPerSecond / floorContact.okPerSecond);
+    extra.cpuToFloor.push(row.serverUs / floorContact.serverUs);
     extra.toOurs?.ok.push(row.okPerSecond / contact.okPerSecond);
     extra.toOurs?.cpu.push(contact.cpuUs / row.cpuUs);
     rows.push(row);
@@ -570,7 +575,9 @@ if (manyBaseline) {
   await stopProcess(manyBaseline);
 }
 for (const extra of extras) {
-  console.log(`${extra.title}, 2xx/s ÷ baseline ${f2(median(extra.ratios))}, ÷ Koa floor ${f2(median(extra.toFloor))}`);
+  console.log(
+    `${extra.title}, 2xx/s ÷ baseline ${f2(median(extra.ratios))}, ÷ Koa floor ${f2(median(extra.toFloor))};   server CPU per 2xx ÷ Koa floor's ${f2(median(extra.cpuToFloor))}`,
+  );
   await stopProcess(extra.server);
 }
 for (const { title, toOurs } of extras) {
