@@ -74,8 +74,8 @@ export async function expectDrainedWithinTheLimit(
     expect(await queue.getFailedCount()).toBe(0);
     // A job Redis moved to active just before it died (its answer lost, the worker asked again and got the
     // next job) waits under a lock nobody holds until BullMQ's stalled check takes it back, up to two lock
-    // periods (30 s each by default): at-least-once by design (docs/architecture.md). Its late request is
-    // that path, not a stall of the limiter, so the gaps are measured up to the last job no stalled check
+    // periods (30 s each by default; test: job-moved-to-active-as-the-connection-dropped). Its late request
+    // is that path, not a stall of the limiter, so the gaps are measured up to the last job no stalled check
     // took back.
     const done = await queue.getJobs(['completed']);
     recovered = done.filter((job) => job.stalledCounter > 0).length;

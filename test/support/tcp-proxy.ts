@@ -11,6 +11,11 @@ export type TcpProxy = {
   hold(from?: (address: string) => boolean): void;
   /** The partition heals: held bytes are delivered in order, and traffic flows again. */
   heal(): void;
+  /**
+   * Once: the next bytes a client sends that `match` accepts reach the target, and the connection is cut
+   * when the target answers, before the answer reaches the client (a command that ran, its reply lost).
+   */
+  dropAnswerTo(match: (sent: Buffer) => boolean): void;
   close(): Promise<void>;
 };
 
@@ -23,6 +28,7 @@ export type TcpProxy = {
  */
 export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   let held: ((address: string) => boolean) | undefined;
+  let dropNext: ((sent: Buffer) => boolean) | undefined;
   const pairs = new Set<{ client: Socket; upstream: Socket; queued: [Socket, Buffer][] }>();
   const server = createServer((client) => {
     const upstream = createConnection({ host: '127.0.0.1', port: targetPort });
@@ -33,13 +39,25 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       if (held?.(from)) pair.queued.push([to, chunk]);
       else to.write(chunk);
     };
-    client.on('data', forward(upstream));
-    upstream.on('data', forward(client));
     const end = () => {
       pairs.delete(pair);
       client.destroy();
       upstream.destroy();
     };
+    let dropAnswer = false;
+    const toUpstream = forward(upstream);
+    const toClient = forward(client);
+    client.on('data', (chunk: Buffer) => {
+      if (dropNext?.(chunk)) {
+        dropNext = undefined;
+        dropAnswer = true;
+      }
+      toUpstream(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (dropAnswer) end();
+      else toClient(chunk);
+    });
     client.on('close', end);
     upstream.on('close', end);
     client.on('error', end);
@@ -50,6 +68,9 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     port: (server.address() as AddressInfo).port,
     hold(from = () => true) {
       held = from;
+    },
+    dropAnswerTo(match) {
+      dropNext = match;
     },
     heal() {
       held = undefined;
