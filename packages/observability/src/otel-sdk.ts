@@ -38,7 +38,7 @@ import {
 /** How long `stop` waits for the last spans to leave; the exporter's own timeout bounds each request too. */
 const STOP_DEADLINE_MS = 2_000;
 
-export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
+export function startOtelSdk({ serviceName, outgoingHttpSpans = true }: TracingOptions): Tracing {
   defaultTracesProtocol(process.env);
   const { rootRatio, sampler } = headSampling();
   const sdk = new NodeSDK({
@@ -47,13 +47,13 @@ export function startOtelSdk({ serviceName }: TracingOptions): Tracing {
     resource: defaultResource().merge(resourceFromAttributes({ 'service.name': serviceName })),
     metricReaders: [],
     logRecordProcessors: [],
-    instrumentations: [
-      // Outgoing calls only (S3's HEAD, GET, PUT, DELETE), and only inside a trace. The gateway's server
-      // spans are its own middleware's (`traceRequests`): measured with `pnpm bench:gateway`, the
-      // instrumentation's incoming side cost about 80 µs of CPU per request more, and it records the
-      // client's address and user agent, which we do not want on spans.
-      new HttpInstrumentation({ disableIncomingRequestInstrumentation: true, requireParentforOutgoingSpans: true }),
-    ],
+    // Outgoing calls only (S3's HEAD, GET, PUT, DELETE), and only inside a trace. The gateway's server
+    // spans are its own middleware's (`traceRequests`): measured with `pnpm bench:gateway`, the
+    // instrumentation's incoming side cost about 80 µs of CPU per request more, and it records the
+    // client's address and user agent, which we do not want on spans.
+    instrumentations: outgoingHttpSpans
+      ? [new HttpInstrumentation({ disableIncomingRequestInstrumentation: true, requireParentforOutgoingSpans: true })]
+      : [],
   });
   sdk.start();
   const tracer = trace.getTracer('forms');
