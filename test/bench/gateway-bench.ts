@@ -257,7 +257,9 @@ const mixToBaseline = mixed.map((r) => ({ ...r, path: '/' }));
 // The Koa floor (koa-floor-server.ts: Koa, the raw body, JSON.parse, one add), in every round, on the same
 // bodies as ours (the contact body, and the mix's bodies in the mix's proportions): the goal is ours ÷ this
 // floor, by 2xx/s and by server CPU per 2xx.
-async function startFloor(mode: 'bare' | 'claim' | 'claim-auto' | 'claim-batched') {
+/** The floor with a claim (`BENCH_FLOOR=1`), by koa-floor-server.ts's mode: what its row's title adds. */
+const CLAIM_FLOORS = { claim: '', 'claim-batched': ', batched per turn', 'claim-auto': ', auto-pipelining' };
+async function startFloor(mode: 'bare' | keyof typeof CLAIM_FLOORS) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
   const server = await startProcess(
@@ -362,10 +364,17 @@ if (process.env.BENCH_TRACING !== '0') {
 // BENCH_FLOOR=1 adds the floor with the claim script (Koa + claim + add): a call per request, batched per turn
 // as the gateway does it, and with auto-pipelining: what the claim costs on top of the floor.
 if (process.env.BENCH_FLOOR === '1') {
-  for (const mode of ['claim', 'claim-batched', 'claim-auto'] as const) {
+  for (const [mode, variant] of Object.entries(CLAIM_FLOORS) as [keyof typeof CLAIM_FLOORS, string][]) {
     const { server, url } = await startFloor(mode);
-    const title = `Koa floor + claim${{ claim: '', 'claim-batched': ', batched per turn', 'claim-auto': ', auto-pipelining' }[mode]}`;
-    extras.push({ title, server, url, requests: toBaseline, ratios: [], toFloor: [], cpuToFloor: [] });
+    extras.push({
+      title: `Koa floor + claim${variant}`,
+      server,
+      url,
+      requests: toBaseline,
+      ratios: [],
+      toFloor: [],
+      cpuToFloor: [],
+    });
   }
 }
 
