@@ -3,9 +3,9 @@
  * on a machine without a container engine or an image registry (podman/buildah, mmdebstrap and Debian's
  * docker-compose and nginx, installed by scripts/setup.sh). In order: makes the base images the Dockerfile
  * names (cached in the local image store), builds both targets, checks what each image holds (user, /app,
- * no package manager, production dependencies only, no secret in any layer), checks the compose file,
- * nginx.conf and redis.conf, and sends one submission through both images. Prints each image's size and
- * build time; exits 1 with every problem named. docs/testing.md#the-images says more.
+ * no package manager, production dependencies only, our dependency patches applied, no secret in any layer),
+ * checks the compose file, nginx.conf and redis.conf, and sends one submission through both images. Prints
+ * each image's size and build time; exits 1 with every problem named. docs/testing.md#the-images says more.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import { checkComposeFiles } from './images/check-compose-files.ts';
 import { checkImageContents } from './images/check-image-contents.ts';
 import { type ImageConfig, inspectImage } from './images/inspect-image.ts';
 import { baseImagesOf, makeBaseImages, NGINX_CHECK_IMAGE } from './images/make-base-images.ts';
+import { patchedFiles } from './images/patched-dependencies.ts';
 import { productionPackages } from './images/production-packages.ts';
 import { runCommand } from './images/run-command.ts';
 import { scanImageLayers } from './images/scan-image-layers.ts';
@@ -64,6 +65,7 @@ async function main(): Promise<string[]> {
       config,
       productionPackages: productionPackages(`${ROOT}/apps/${target}`),
       required: [...required],
+      patches: patchedFiles(ROOT),
     });
     problems.push(...found);
     for (const note of notes) log(`note: ${note}`);

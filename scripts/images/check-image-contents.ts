@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ImageConfig } from './inspect-image.ts';
+import type { PatchedFile } from './patched-dependencies.ts';
 import { productionPackages as closureOf } from './production-packages.ts';
 import { runCommand } from './run-command.ts';
 
@@ -24,7 +25,8 @@ const NOT_AT_RUN_TIME = [
  * What a final image holds, read from its filesystem: a non-root USER who cannot write /app, no package
  * manager or build tool on PATH, the files the app needs (`required`, relative to /app), and in
  * /app/node_modules only the app's production dependency closure (as `pnpm list --prod` gives it; an optional
- * peer such as valibot's `typescript` is reported, since pnpm satisfies it from the workspace). Returns the
+ * peer such as valibot's `typescript` is reported, since pnpm satisfies it from the workspace), and every
+ * package we patch (`patches`) carrying its patch's lines. Returns the
  * problems found, each naming what broke; `notes` are reported without failing.
  */
 export async function checkImageContents({
@@ -32,11 +34,13 @@ export async function checkImageContents({
   config,
   productionPackages,
   required,
+  patches,
 }: {
   image: string;
   config: ImageConfig;
   productionPackages: Set<string>;
   required: string[];
+  patches: PatchedFile[];
 }): Promise<{ problems: string[]; notes: string[] }> {
   const problems: string[] = [];
   const notes: string[] = [];
@@ -96,6 +100,14 @@ export async function checkImageContents({
       else if (!peerClosure.has(name)) {
         problems.push(`${image}: ${name} is in /app/node_modules but is not a production dependency of the app`);
       }
+    }
+    for (const { name, file, added } of patches) {
+      const dir = names.get(name);
+      if (!dir) continue;
+      const path = join(store, dir, 'node_modules', name, file);
+      const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+      if (!added.every((line) => text.includes(line)))
+        problems.push(`${image}: ${name}'s ${file} is not patched (patches/ holds a patch the build did not apply)`);
     }
     const missing = [...productionPackages].filter((name) => !names.has(name) && !isPlatformOptional(name));
     for (const name of missing)

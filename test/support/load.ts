@@ -8,6 +8,8 @@ export type Sent = {
   recordId: string | undefined;
   retryAfter: string | null;
   ms: number;
+  /** When it was sent (`performance.now()`). */
+  at: number;
   /** Why no HTTP answer came: undici's cause code (ECONNREFUSED, ECONNRESET, UND_ERR_SOCKET …). */
   error: string | undefined;
 };
@@ -15,7 +17,15 @@ export type Sent = {
 /** Posts one creator-signup for `email` and says what became of it (never throws). */
 async function sendCreator(url: string, email: string): Promise<Sent> {
   const started = performance.now();
-  const entry: Sent = { email, status: undefined, recordId: undefined, retryAfter: null, ms: 0, error: undefined };
+  const entry: Sent = {
+    email,
+    status: undefined,
+    recordId: undefined,
+    retryAfter: null,
+    ms: 0,
+    at: started,
+    error: undefined,
+  };
   try {
     const res = await fetch(`${url}/api/creator-signup`, {
       method: 'POST',
