@@ -73,13 +73,13 @@ describe('a submission whose trace is sampled out', () => {
     for (const span of receiver.spans.filter((s) => s.traceId !== traceId)) {
       traces.set(span.traceId, [...(traces.get(span.traceId) ?? []), span]);
     }
-    // Each trace is one whole submission: the gateway's server span and its add, the worker's CRM write. A
+    // Each trace is one whole submission: the gateway's server span, the worker's attempt and CRM write. A
     // trace without the server span was started under a request that had been sampled out.
     for (const spans of traces.values()) {
       expect(spans.map((s) => `${s.service} ${s.name}`)).toEqual(
         expect.arrayContaining([
           'forms-gateway POST /api/cpa-signup',
-          `forms-gateway add ${queueName}.cpa-signup.v1`,
+          `forms-worker process ${queueName}`,
           'forms-worker crm.write',
         ]),
       );

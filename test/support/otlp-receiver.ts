@@ -16,6 +16,9 @@ export type ReceivedSpan = {
   events: { name: string; attributes: Record<string, unknown> }[];
   /** OTLP's status code: 0 unset, 1 ok, 2 error. */
   status: number;
+  /** Start and end, in milliseconds since the epoch. */
+  startMs: number;
+  endMs: number;
 };
 
 export type OtlpReceiver = {
@@ -47,6 +50,8 @@ type OtlpSpan = {
   links?: { traceId: string; spanId: string }[];
   events?: { name: string; attributes?: KeyValue[] }[];
   status?: { code?: number };
+  startTimeUnixNano?: string;
+  endTimeUnixNano?: string;
 };
 type ExportRequest = {
   resourceSpans?: { resource?: { attributes?: KeyValue[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
@@ -112,7 +117,43 @@ function received(service: string, span: OtlpSpan): ReceivedSpan {
     links: (span.links ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
     events: (span.events ?? []).map((event) => ({ name: event.name, attributes: plain(event.attributes ?? []) })),
     status: span.status?.code ?? 0,
+    startMs: nanosToMs(span.startTimeUnixNano),
+    endMs: nanosToMs(span.endTimeUnixNano),
   };
+}
+
+function nanosToMs(nanos: string | undefined): number {
+  return Number(BigInt(nanos ?? '0') / 1000n) / 1000;
+}
+
+/**
+ * One trace as docs/tracing.md shows it: each span under its parent, with its service, its start from the
+ * trace's start and its length in milliseconds, and the attributes that tell the story (`shown`; numbers to
+ * one decimal). `queue` is written as `shownAs` (a test's queue has a name of its own).
+ */
+export function formatTrace(
+  trace: ReceivedSpan[],
+  shown: readonly string[],
+  { queue, shownAs }: { queue: string; shownAs: string },
+): string {
+  const start = Math.min(...trace.map((s) => s.startMs));
+  const ids = new Set(trace.map((s) => s.spanId));
+  const lines: string[] = [];
+  const visit = (span: ReceivedSpan, depth: number) => {
+    const name = `${'  '.repeat(depth)}${span.name.replace(queue, shownAs)}`.padEnd(36);
+    const at = `+${(span.startMs - start).toFixed(0)} ms`.padStart(9);
+    const length = `${(span.endMs - span.startMs).toFixed(0)} ms`.padStart(8);
+    const attributes = shown.flatMap((key) => {
+      const value = span.attributes[key];
+      if (value === undefined) return [];
+      return [`${key}=${typeof value === 'number' && !Number.isInteger(value) ? value.toFixed(1) : value}`];
+    });
+    lines.push(`${span.service.padEnd(14)} ${name} ${at} ${length}   ${attributes.join(', ')}`.trimEnd());
+    const children = trace.filter((s) => s.parentSpanId === span.spanId).sort((a, b) => a.startMs - b.startMs);
+    for (const child of children) visit(child, depth + 1);
+  };
+  for (const root of trace.filter((s) => !s.parentSpanId || !ids.has(s.parentSpanId))) visit(root, 0);
+  return lines.join('\n');
 }
 
 function plain(attributes: KeyValue[]): Record<string, unknown> {

@@ -15,11 +15,11 @@ export {
   annotateSpan,
   jobTraceLink,
   queueTelemetry,
+  requestJobContext,
   type SpanAttributes,
   type SpanHandle,
   type TraceLink,
   tracingStarted,
-  untracedJobContext,
   withServerSpan,
   withSpan,
 } from './tracing-hooks.ts';

@@ -88,13 +88,14 @@ export function startOtelSdk({ serviceName, outgoingHttpSpans = true }: TracingO
       // A new trace, sampled or not by the same chance the SDK's sampler would give it, decided here: one
       // sampled out (9 requests in 10 at 10 %) never enters the SDK. It runs in a context holding a span that
       // is not recorded, with ids of its own, so what runs under it knows: our spans are not made, and its
-      // job carries that context (`untracedJobContext`), for the worker's parent-based sampler to leave out.
+      // job carries that context (`requestJobContext`), for the worker's parent-based sampler to leave out.
       if (newTrace && Math.random() >= rootRatio) {
         const untraced = { traceId: ids.generateTraceId(), spanId: ids.generateSpanId(), traceFlags: TraceFlags.NONE };
         return context.with(trace.setSpan(SAMPLED_OUT_BEFORE, trace.wrapSpanContext(untraced)), () => fn(NO_SPAN));
       }
       const parent = newTrace ? SAMPLED_IN_BEFORE : propagation.extract(ROOT_CONTEXT, headers);
       return tracer.startActiveSpan(name, { kind: SpanKind.SERVER }, parent, async (span) => {
+        requestSpans.add(span);
         // Attributes only on a span that records them (the samplers we offer do not read them).
         if (span.isRecording()) setDefined(span, attributes);
         try {
@@ -119,18 +120,18 @@ export function startOtelSdk({ serviceName, outgoingHttpSpans = true }: TracingO
         return undefined;
       }
     },
-    untracedJobContext() {
+    requestJobContext() {
       const active = context.active();
-      if (active.getValue(SAMPLED_OUT_KEY) !== true) return undefined;
-      // With W3C's propagator among those configured (the default), what the propagators write for this
-      // context, which holds no trace state and no baggage; with others only, their own writing.
-      if (!propagated.includes('traceparent')) {
-        const carrier: Record<string, string> = {};
-        propagation.inject(active, carrier);
-        return JSON.stringify(carrier);
+      const span = trace.getSpan(active);
+      const sampledOutBefore = active.getValue(SAMPLED_OUT_KEY) === true;
+      if (!span || (!sampledOutBefore && !requestSpans.has(span))) return undefined;
+      // Sampled out before the SDK, the context holds no trace state and no baggage: with W3C's propagator
+      // among those configured (the default), its `traceparent` is what the propagators write.
+      if (sampledOutBefore && propagated.includes('traceparent')) {
+        const { traceId, spanId, traceFlags } = span.spanContext();
+        return traceparentJson(traceId, spanId, traceFlags);
       }
-      const { traceId, spanId, traceFlags } = trace.getSpanContext(active)!;
-      return traceparentJson(traceId, spanId, traceFlags);
+      return (defaultPropagators && w3cJobContext(active)) || injectedJson(active);
     },
     queueTelemetry: queueTelemetry(defaultPropagators),
   };
@@ -210,8 +211,17 @@ export function w3cJobContext(ctx: Context): string | undefined {
 /** The fields the default propagators read and write: W3C trace context's and W3C baggage's. */
 const W3C_FIELDS = new Set(['traceparent', 'tracestate', 'baggage']);
 
+/** What the configured propagators write for a context, as BullMQ keeps it on a job (`bullmq-otel`'s way). */
+function injectedJson(ctx: Context): string {
+  const carrier: Record<string, string> = {};
+  propagation.inject(ctx, carrier);
+  return JSON.stringify(carrier);
+}
+
 const NO_SPAN: SpanHandle = { setAttributes() {} };
-/** Marks the context of a request sampled out before the SDK (`inServerSpan`), for `untracedJobContext`. */
+/** The server spans of incoming requests (`inServerSpan`): a job added in one carries its context. */
+const requestSpans = new WeakSet<Span>();
+/** Marks the context of a request sampled out before the SDK (`inServerSpan`), for `requestJobContext`. */
 const SAMPLED_OUT_KEY = createContextKey('forms: sampled out before the SDK');
 const SAMPLED_OUT_BEFORE = ROOT_CONTEXT.setValue(SAMPLED_OUT_KEY, true);
 /** Where a new trace sampled before the SDK starts: the SDK's root sampler then agrees (head-sampling.ts). */

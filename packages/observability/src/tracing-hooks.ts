@@ -38,7 +38,7 @@ export type TracingHooks = {
   annotate(attributes: SpanAttributes, name?: string): void;
   activeLink(): TraceLink | undefined;
   linkFromJob(metadata: string | undefined): TraceLink | undefined;
-  untracedJobContext(): string | undefined;
+  requestJobContext(): string | undefined;
   queueTelemetry: Telemetry;
 };
 
@@ -90,13 +90,15 @@ export function jobTraceLink(metadata: string | undefined): TraceLink | undefine
 }
 
 /**
- * Inside a request sampled out before the SDK saw it (`withServerSpan`), the trace context a job added now
- * must carry (BullMQ's `job.opts.telemetry.metadata`), so the worker leaves it out too; undefined anywhere
- * else. Such a job is made with `Job.create`, what BullMQ's `queue.add` calls inside the producer span it
- * would otherwise make and end for nothing, only to write the same context.
+ * Inside an incoming request (`withServerSpan`), the trace context a job added now carries (BullMQ's
+ * `job.opts.telemetry.metadata`): the request's own span, so the worker's attempts sit under the request, or,
+ * sampled out, the context that says so, so the worker leaves the job out too. Undefined anywhere else (and
+ * with tracing off), where BullMQ's `queue.add` makes its producer span as usual. Such a job is made with
+ * `Job.create`, what `queue.add` calls inside that span: a request's add is timed on the request's span
+ * instead (docs/tracing.md#what-it-costs).
  */
-export function untracedJobContext(): string | undefined {
-  return hooks?.untracedJobContext();
+export function requestJobContext(): string | undefined {
+  return hooks?.requestJobContext();
 }
 
 /** BullMQ's `telemetry` option for a Queue or Worker: undefined (no tracing, no cost) unless tracing started. */

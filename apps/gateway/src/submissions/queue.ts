@@ -1,4 +1,4 @@
-import { queueTelemetry, untracedJobContext } from '@forms/observability';
+import { queueTelemetry, requestJobContext } from '@forms/observability';
 import {
   clusterNodeOptions,
   JOB_OPTIONS,
@@ -106,13 +106,13 @@ export function createEnqueue(
   return async function enqueue(payload) {
     const opts = { ...JOB_OPTIONS, jobId: payload.submissionId };
     const name = jobNameFor(payload.kind);
-    // A request whose trace was sampled out: the job BullMQ's add would make, with the same context, without
-    // the producer span it would make and end for nothing (`Job.create` is what `add` calls inside its span;
-    // the queue has no default job options for `add` to merge).
-    const untraced = untracedJobContext();
+    // Inside a traced request: the job BullMQ's add would make, carrying the request's trace context, without
+    // the producer span (`Job.create` is what `add` calls inside its span; the queue has no default job
+    // options for `add` to merge). The add is timed on the request's span (`submission.enqueue_ms`).
+    const traceContext = requestJobContext();
     writeAtEndOfTurn(redis);
-    const added = untraced
-      ? Job.create(queue, name, payload, { ...opts, telemetry: { metadata: untraced } })
+    const added = traceContext
+      ? Job.create(queue, name, payload, { ...opts, telemetry: { metadata: traceContext } })
       : queue.add(name, payload, opts);
     await withRedisDeadline(added, timeoutMs);
     if (afterAdd) await replicated(afterAdd);
