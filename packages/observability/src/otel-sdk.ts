@@ -218,7 +218,7 @@ function injectedJson(ctx: Context): string {
   return JSON.stringify(carrier);
 }
 
-const NO_SPAN: SpanHandle = { setAttributes() {} };
+const NO_SPAN: SpanHandle = { recording: false, setAttributes() {}, updateName() {} };
 /** The server spans of incoming requests (`inServerSpan`): a job added in one carries its context. */
 const requestSpans = new WeakSet<Span>();
 /** Marks the context of a request sampled out before the SDK (`inServerSpan`), for `requestJobContext`. */
@@ -228,7 +228,12 @@ const SAMPLED_OUT_BEFORE = ROOT_CONTEXT.setValue(SAMPLED_OUT_KEY, true);
 const SAMPLED_IN_BEFORE = sampledBefore(ROOT_CONTEXT);
 
 function handle(span: Span): SpanHandle {
-  return span.isRecording() ? { setAttributes: (attributes) => setDefined(span, attributes) } : NO_SPAN;
+  if (!span.isRecording()) return NO_SPAN;
+  return {
+    recording: true,
+    setAttributes: (attributes) => setDefined(span, attributes),
+    updateName: (name) => span.updateName(name),
+  };
 }
 
 /** True when `ctx` holds a span that was sampled out: its children would not be recorded either. */

@@ -12,8 +12,15 @@ export type SpanAttributes = Record<string, string | number | boolean | undefine
 /** A span of another trace (as W3C trace context ids), to link to or to start under. */
 export type TraceLink = { traceId: string; spanId: string; traceFlags: number };
 
-/** The span a `withSpan` callback runs in. */
-export type SpanHandle = { setAttributes(attributes: SpanAttributes): void };
+/**
+ * The span a `withSpan` or `withServerSpan` callback runs in. `recording` is false for a span sampled out
+ * (and with tracing off): its methods do nothing, so a caller need not build attributes for it.
+ */
+export type SpanHandle = {
+  readonly recording: boolean;
+  setAttributes(attributes: SpanAttributes): void;
+  updateName(name: string): void;
+};
 
 export type SpanOptions = {
   attributes?: SpanAttributes;
@@ -42,7 +49,7 @@ export type TracingHooks = {
   queueTelemetry: Telemetry;
 };
 
-const NO_SPAN: SpanHandle = { setAttributes() {} };
+const NO_SPAN: SpanHandle = { recording: false, setAttributes() {}, updateName() {} };
 let hooks: TracingHooks | undefined;
 
 /** Called once, by the tracing SDK module when it starts. */

@@ -1,7 +1,7 @@
-import { annotateSpan, tracingStarted } from '@forms/observability';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../gateway-metrics.ts';
+import { requestSpan } from './trace-requests.ts';
 
 /**
  * Counts and times every request by its matched route pattern (never the raw path: unknown paths are
@@ -9,8 +9,6 @@ import type { GatewayMetrics } from '../gateway-metrics.ts';
  * request id: method, route, status, time; never a body, query or header.
  */
 export function observeRequests({ metrics, logger }: { metrics: GatewayMetrics; logger: Logger }) {
-  // Tracing is started (or not) before the app is made: off, no span attributes are built per request.
-  const traced = tracingStarted();
   return async function observeRequests(ctx: Context, next: Next) {
     const started = performance.now();
     try {
@@ -20,12 +18,16 @@ export function observeRequests({ metrics, logger }: { metrics: GatewayMetrics; 
       const seconds = (performance.now() - started) / 1000;
       metrics.requests.inc({ route, method: ctx.method, status: String(ctx.status) });
       metrics.requestDuration.observe({ route, method: ctx.method }, seconds);
-      // The request's server span (tracing on) is named by its route, and carries the request id and status.
-      if (traced)
-        annotateSpan(
-          { 'http.route': route, 'request.id': ctx.state.requestId, 'http.response.status_code': ctx.status },
-          `${ctx.method} ${route}`,
-        );
+      // The request's server span, when recorded, is named by its route, and carries the request id and status.
+      const span = requestSpan(ctx);
+      if (span?.recording) {
+        span.setAttributes({
+          'http.route': route,
+          'request.id': ctx.state.requestId,
+          'http.response.status_code': ctx.status,
+        });
+        span.updateName(`${ctx.method} ${route}`);
+      }
       if (logger.isLevelEnabled('debug'))
         logger.debug(
           {

@@ -1,5 +1,5 @@
 import type { ObjectStorage } from '@forms/object-storage';
-import { annotateSpan, tracingStarted } from '@forms/observability';
+import type { SpanHandle } from '@forms/observability';
 import {
   type CareersApplyRequestOutput,
   type JobData,
@@ -52,6 +52,8 @@ export type SubmissionRequest = {
   rateLimit: ClientLimit | undefined;
   /** The request's X-Request-Id, carried in the job so one grep follows a submission end to end. */
   requestId?: string | undefined;
+  /** The request's server span (tracing on): the submission's id, kind and round trips go on it. */
+  span?: SpanHandle | undefined;
 };
 
 /** The facts an answer is made of: the same for a first request and for its idempotent retries. */
@@ -103,9 +105,9 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     : newId('sub');
   // The claim's round trip is timed onto the request's span (`submission.claim_ms`), not a span of its own:
   // a span of its own, recorded and exported, was a quarter of what a sampled request cost (docs/tracing.md).
-  // Timed only with tracing on: off, nothing would read it.
-  const traced = tracingStarted();
-  const claimStarted = traced ? performance.now() : undefined;
+  // Timed only for a span that records it: otherwise nothing would read it.
+  const span = req.span?.recording ? req.span : undefined;
+  const claimStarted = span ? performance.now() : undefined;
   const claim =
     endpoint.contact || idempotency || rateLimit
       ? await deps.claims.claim({
@@ -135,7 +137,11 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     acceptedAt = first.acceptedAt;
   }
 
-  annotateSpan({ 'submission.id': submissionId, 'submission.kind': endpoint.kind, 'submission.claim_ms': claimMs });
+  span?.setAttributes({
+    'submission.id': submissionId,
+    'submission.kind': endpoint.kind,
+    'submission.claim_ms': claimMs,
+  });
   const data: JobData =
     'careers' in parsed ? await careersJobData(deps, submissionId, parsed.careers, checkedCv) : parsed.other;
   outcome.cvUploadFailed = 'cvUploadFailed' in data && !!data.cvUploadFailed;
@@ -155,7 +161,7 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     deps.metrics?.enqueueDuration.observe(enqueueMs / 1000);
     // The add's round trip, on the request's span: a span of its own was nearly half of what a sampled
     // request cost (docs/tracing.md#what-it-costs).
-    if (traced) annotateSpan({ 'submission.enqueue_ms': enqueueMs });
+    span?.setAttributes({ 'submission.enqueue_ms': enqueueMs });
   }
   if (idempotency) {
     // The job is confirmed; if this mark fails, a retry merely adds it again under the same id (a no-op).

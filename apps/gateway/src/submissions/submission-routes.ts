@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import type { Context, Middleware, Next } from 'koa';
 import { readJsonBody } from '../middleware/json-body.ts';
 import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
+import { requestSpan } from '../middleware/trace-requests.ts';
 import { checkHost } from '../middleware/valid-host.ts';
 import { acceptSubmission, type SubmissionDeps } from './accept-submission.ts';
 import { createClaims } from './claim-submission.ts';
@@ -71,6 +72,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       idempotencyKey: readIdempotencyKey(ctx.request.headers['idempotency-key']),
       rateLimit,
       requestId: ctx.state.requestId,
+      span: requestSpan(ctx),
     });
     // What Koa would set for a JSON body, without its look-up of the type by name on every answer.
     ctx.set('Content-Type', JSON_TYPE);
