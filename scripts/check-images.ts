@@ -58,6 +58,7 @@ async function main(): Promise<string[]> {
   }
 
   const problems: string[] = [];
+  const patches = patchedFiles(ROOT);
   for (const { target, required } of APPS) {
     const { image, config } = built[target]!;
     const { problems: found, notes } = await checkImageContents({
@@ -65,7 +66,7 @@ async function main(): Promise<string[]> {
       config,
       productionPackages: productionPackages(`${ROOT}/apps/${target}`),
       required: [...required],
-      patches: patchedFiles(ROOT),
+      patches,
     });
     problems.push(...found);
     for (const note of notes) log(`note: ${note}`);

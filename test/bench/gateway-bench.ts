@@ -288,19 +288,17 @@ type Extra = {
   toOurs?: { ok: number[]; cpu: number[]; together: number[] };
 };
 const extras: Extra[] = [];
+/** An extra row, its figures still to come. */
+function extraRow(title: string, server: ChildProcess, url: string, requests: autocannon.Request[]): Extra {
+  return { title, server, url, requests, ratios: [], toFloor: [], cpuToFloor: [] };
+}
 async function addGateway(title: string, env: Record<string, string>, cwd = REPO_ROOT, toOurs = false) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const entry = cwd === REPO_ROOT ? ourEntry : gatewayEntry(cwd);
   const server = await startProcess([...profile, entry], { ...gatewayEnv(port), ...env }, healthy(url), cwd);
   extras.push({
-    title,
-    server,
-    url,
-    requests: contactOnly,
-    ratios: [],
-    toFloor: [],
-    cpuToFloor: [],
+    ...extraRow(title, server, url, contactOnly),
     ...(toOurs ? { toOurs: { ok: [], cpu: [], together: [] } } : {}),
   });
 }
@@ -366,15 +364,7 @@ if (process.env.BENCH_TRACING !== '0') {
 if (process.env.BENCH_FLOOR === '1') {
   for (const [mode, variant] of Object.entries(CLAIM_FLOORS) as [keyof typeof CLAIM_FLOORS, string][]) {
     const { server, url } = await startFloor(mode);
-    extras.push({
-      title: `Koa floor + claim${variant}`,
-      server,
-      url,
-      requests: toBaseline,
-      ratios: [],
-      toFloor: [],
-      cpuToFloor: [],
-    });
+    extras.push(extraRow(`Koa floor + claim${variant}`, server, url, toBaseline));
   }
 }
 

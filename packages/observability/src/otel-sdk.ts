@@ -29,6 +29,7 @@ import type { Tracing, TracingOptions } from './start-tracing.ts';
 import { defaultTracesProtocol } from './traces-protocol.ts';
 import {
   installTracingHooks,
+  NO_SPAN,
   type SpanAttributes,
   type SpanHandle,
   type TraceLink,
@@ -62,6 +63,7 @@ export function startOtelSdk({ serviceName, outgoingHttpSpans = true }: TracingO
   // W3C trace context (and W3C baggage) alone, as by default: a job's trace context is then a `traceparent`.
   const defaultPropagators = propagated.includes('traceparent') && propagated.every((f) => W3C_FIELDS.has(f));
   const ids = new RandomIdGenerator();
+  const telemetry = queueTelemetry(defaultPropagators);
   const hooks: TracingHooks = {
     inSpan(name, options, fn) {
       const parent = options.parent ? trace.setSpanContext(ROOT_CONTEXT, options.parent) : context.active();
@@ -131,9 +133,10 @@ export function startOtelSdk({ serviceName, outgoingHttpSpans = true }: TracingO
         const { traceId, spanId, traceFlags } = span.spanContext();
         return traceparentJson(traceId, spanId, traceFlags);
       }
-      return (defaultPropagators && w3cJobContext(active)) || injectedJson(active);
+      // What BullMQ's add would write for it (`getMetadata`).
+      return telemetry.contextManager.getMetadata(active);
     },
-    queueTelemetry: queueTelemetry(defaultPropagators),
+    queueTelemetry: telemetry,
   };
   installTracingHooks(hooks);
   return {
@@ -211,14 +214,6 @@ export function w3cJobContext(ctx: Context): string | undefined {
 /** The fields the default propagators read and write: W3C trace context's and W3C baggage's. */
 const W3C_FIELDS = new Set(['traceparent', 'tracestate', 'baggage']);
 
-/** What the configured propagators write for a context, as BullMQ keeps it on a job (`bullmq-otel`'s way). */
-function injectedJson(ctx: Context): string {
-  const carrier: Record<string, string> = {};
-  propagation.inject(ctx, carrier);
-  return JSON.stringify(carrier);
-}
-
-const NO_SPAN: SpanHandle = { recording: false, setAttributes() {}, updateName() {} };
 /** The server spans of incoming requests (`inServerSpan`): a job added in one carries its context. */
 const requestSpans = new WeakSet<Span>();
 /** Marks the context of a request sampled out before the SDK (`inServerSpan`), for `requestJobContext`. */

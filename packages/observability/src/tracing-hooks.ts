@@ -49,7 +49,8 @@ export type TracingHooks = {
   queueTelemetry: Telemetry;
 };
 
-const NO_SPAN: SpanHandle = { recording: false, setAttributes() {}, updateName() {} };
+/** The handle of a span not recorded (sampled out, or tracing off): every call does nothing. */
+export const NO_SPAN: SpanHandle = { recording: false, setAttributes() {}, updateName() {} };
 let hooks: TracingHooks | undefined;
 
 /** Called once, by the tracing SDK module when it starts. */
