@@ -107,11 +107,9 @@ export function startOtelSdk({ serviceName, outgoingHttpSpans = true }: TracingO
         }
       });
     },
-    annotate(attributes, name) {
+    annotate(attributes) {
       const span = trace.getActiveSpan();
-      if (!span?.isRecording()) return;
-      setDefined(span, attributes);
-      if (name) span.updateName(name);
+      if (span?.isRecording()) setDefined(span, attributes);
     },
     activeLink: () => valid(trace.getActiveSpan()?.spanContext()),
     linkFromJob(metadata) {

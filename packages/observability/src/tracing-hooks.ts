@@ -42,7 +42,7 @@ export type TracingHooks = {
     attributes: SpanAttributes,
     fn: (span: SpanHandle) => Promise<T>,
   ): Promise<T>;
-  annotate(attributes: SpanAttributes, name?: string): void;
+  annotate(attributes: SpanAttributes): void;
   activeLink(): TraceLink | undefined;
   linkFromJob(metadata: string | undefined): TraceLink | undefined;
   requestJobContext(): string | undefined;
@@ -82,9 +82,9 @@ export function withServerSpan<T>(
   return hooks ? hooks.inServerSpan(headers, name, attributes, fn) : fn(NO_SPAN);
 }
 
-/** Adds attributes to the active span (and renames it, when `name` is given). */
-export function annotateSpan(attributes: SpanAttributes, name?: string): void {
-  hooks?.annotate(attributes, name);
+/** Adds attributes to the active span (a request's span is annotated through its handle instead). */
+export function annotateSpan(attributes: SpanAttributes): void {
+  hooks?.annotate(attributes);
 }
 
 /** The active span, for a span elsewhere to link to. */
