@@ -34,6 +34,15 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** What the test saw, for a failure's message: the server's counters and each worker's last log lines. */
+function seen(server: FakeAirtable, workers: WorkerProcess[]): string {
+  const { log, batchSizes: _, ...counters } = server.stats;
+  const tails = workers.map((w, i) => `worker ${i}:\n${w.output().split('\n').slice(-30).join('\n')}`);
+  const first = log.map((r) => [r.at, r.status]).sort((a, b) => a[0]! - b[0]!);
+  const arrivals = `first requests (arrival ms, status) ${JSON.stringify(first.slice(0, 12))}`;
+  return [`airtable: ${JSON.stringify(counters)}, ${arrivals}`, ...tails].join('\n');
+}
+
 describe('two workers under steady load through 8 s of requests left unanswered after the write', () => {
   it('keeps sending: no gap over 3 s while jobs wait, no 429, every submission once', async () => {
     const env = {
@@ -43,7 +52,11 @@ describe('two workers under steady load through 8 s of requests left unanswered 
     };
     workers.push(await spawnWorker(env), await spawnWorker(env));
     const load = submitAtRate(gateway.url, { perSecond: PER_SECOND, durationMs: LOAD_MS });
-    await eventually(async () => server.stats.requests >= 10, { timeoutMs: 30_000, everyMs: 50 });
+    await eventually(async () => server.stats.requests >= 10, {
+      timeoutMs: 30_000,
+      everyMs: 50,
+      explain: () => seen(server, workers),
+    });
     server.faults.hangMs = 3_500;
     server.faults.dropAfterWriteRate = 0.15;
     server.faults.timeoutRate = 0.15;

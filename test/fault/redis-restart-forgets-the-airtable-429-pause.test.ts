@@ -37,7 +37,7 @@ afterAll(async () => {
 
 it('sends nothing into the lock-out after a Redis restart lost the 429 pause', async () => {
   redis = await startRedisServer({ dir: dataDir, args: SNAPSHOT_ONLY });
-  // 2 requests a second at Airtable, under the worker's 4.5: the third request meets a 429 and a lock-out.
+  // 2 requests a second at Airtable, under the worker's 4: the third request meets a 429 and a lock-out.
   server = await startFakeAirtable({ apiKey: KEY, rateLimit: { requests: 2, windowMs: 1_000, lockoutMs: LOCKOUT_MS } });
   const { queueName } = await acknowledgedBacklog(redis.url, 60);
   const admin = new Redis(redis.url);

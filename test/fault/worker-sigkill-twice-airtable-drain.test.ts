@@ -8,7 +8,7 @@ import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { eventually, scaled } from '../support/wait.ts';
 
-// 600 records take about 15 s at the base's 4.5 requests a second; TEST_TIME_SCALE takes fewer.
+// 600 records take about 15 s at the 4 requests a second the tests send; TEST_TIME_SCALE takes fewer.
 const TOTAL = scaled(600, 400);
 const BASE = `appKill${Date.now().toString(36)}`;
 const KEY = 'patKillTwice';

@@ -3,10 +3,18 @@ export { setTimeout as sleep } from 'node:timers/promises';
 
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** Polls `check` until it returns true, at most `timeoutMs`; bounded by count and time. */
+/**
+ * Polls `check` until it returns true, at most `timeoutMs`; bounded by count and time. On a timeout the
+ * error carries `explain()` (what the test saw: counters, the processes' logs), so a failure in CI can be
+ * read without running it again.
+ */
 export async function eventually(
   check: () => Promise<boolean>,
-  { timeoutMs = 15_000, everyMs = 100 } = {},
+  {
+    timeoutMs = 15_000,
+    everyMs = 100,
+    explain,
+  }: { timeoutMs?: number; everyMs?: number; explain?: () => string | Promise<string> } = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (let i = 0; i < timeoutMs / everyMs + 1; i++) {
@@ -14,7 +22,8 @@ export async function eventually(
     if (Date.now() > deadline) break;
     await sleep(everyMs);
   }
-  throw new Error(`condition not met within ${timeoutMs} ms`);
+  const seen = explain ? `\n${await explain()}` : '';
+  throw new Error(`condition not met within ${timeoutMs} ms${seen}`);
 }
 
 /**
