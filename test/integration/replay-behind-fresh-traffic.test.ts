@@ -80,7 +80,8 @@ it(`a contact submitted once a replay of ${JOBS} failed jobs is queued reaches t
     waiting: 0,
   });
 
-  // The fixed CRM at Airtable's real pace (AIRTABLE_RATE_LIMIT's default, 5 requests/s of 10 records).
+  // The fixed CRM at Airtable's real pace (AIRTABLE_RATE_LIMIT's default, 5 requests/s of 10 records, sent
+  // at 4/s: airtableWorkerEnv's margin).
   worker = await startWorker(workerConfig(env));
   // The worst moment for a new lead: the replay has put every job back in the queue.
   const replayed = await runOps(['replay', '--all', '--json'], env, { timeoutMs: 120_000 });
