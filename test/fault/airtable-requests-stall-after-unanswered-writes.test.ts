@@ -38,8 +38,8 @@ afterAll(async () => {
 function seen(server: FakeAirtable, workers: WorkerProcess[]): string {
   const { log, batchSizes: _, ...counters } = server.stats;
   const tails = workers.map((w, i) => `worker ${i}:\n${w.output().split('\n').slice(-30).join('\n')}`);
-  const first = log.map((r) => [r.at, r.status]).sort((a, b) => a[0]! - b[0]!);
-  const arrivals = `first requests (arrival ms, status) ${JSON.stringify(first.slice(0, 12))}`;
+  const first = [...log].sort((a, b) => a.at - b.at).slice(0, 12);
+  const arrivals = `first requests (arrival ms, status) ${JSON.stringify(first.map((r) => [r.at, r.status]))}`;
   return [`airtable: ${JSON.stringify(counters)}, ${arrivals}`, ...tails].join('\n');
 }
 

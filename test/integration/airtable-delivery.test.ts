@@ -21,7 +21,6 @@ beforeAll(async () => {
     baseId: BASE,
     env: {
       AIRTABLE_RATE_LIMIT: '50',
-      AIRTABLE_RATE_MARGIN: '0.2',
       AIRTABLE_REQUEST_TIMEOUT_MS: '300',
       RETRY_MAX_DELAY_MS: '200',
     },

@@ -10,11 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
  */
 export async function eventually(
   check: () => Promise<boolean>,
-  {
-    timeoutMs = 15_000,
-    everyMs = 100,
-    explain,
-  }: { timeoutMs?: number; everyMs?: number; explain?: () => string | Promise<string> } = {},
+  { timeoutMs = 15_000, everyMs = 100, explain }: { timeoutMs?: number; everyMs?: number; explain?: () => string } = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (let i = 0; i < timeoutMs / everyMs + 1; i++) {
@@ -22,7 +18,7 @@ export async function eventually(
     if (Date.now() > deadline) break;
     await sleep(everyMs);
   }
-  const seen = explain ? `\n${await explain()}` : '';
+  const seen = explain ? `\n${explain()}` : '';
   throw new Error(`condition not met within ${timeoutMs} ms${seen}`);
 }
 
