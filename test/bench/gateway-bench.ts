@@ -218,9 +218,13 @@ const manyBaseline = manyBasePort
   : undefined;
 const gatewayPort = await freePort();
 const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-// BENCH_CPU_PROF=1 writes a CPU profile of every gateway (ours, with tracing on, BENCH_AGAINST's) to .prof/, one
-// file per process (open it in Chrome's DevTools).
-const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=.prof'] : [];
+// BENCH_CPU_PROF=1 writes a CPU profile of every gateway (ours, with tracing on, BENCH_AGAINST's) and of the floor
+// to .prof/ (BENCH_AGAINST's under its own checkout), one file per process named by its role and pid (open it in
+// Chrome's DevTools): ours and the floor profiled in the same run, serving the same bodies.
+const profile = (role: string) =>
+  process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', '--cpu-prof-dir=.prof', `--cpu-prof-name=${role}-\${pid}.cpuprofile`]
+    : [];
 const gatewayEnv = (port: number) => ({
   PORT: String(port),
   HOST: '127.0.0.1',
@@ -249,7 +253,7 @@ console.log(
   `the gateways run ${fromSource ? 'from source (BENCH_SOURCE=1)' : 'as built (apps/gateway/dist/main.js, as the image runs it)'}`,
 );
 const healthy = (url: string) => async () => (await fetch(`${url}/healthz`)).ok;
-const gateway = await startProcess([...profile, ourEntry], gatewayEnv(gatewayPort), healthy(gatewayUrl));
+const gateway = await startProcess([...profile('ours'), ourEntry], gatewayEnv(gatewayPort), healthy(gatewayUrl));
 
 const toBaseline = contactOnly.map((r) => ({ ...r, path: '/' }));
 const mixToBaseline = mixed.map((r) => ({ ...r, path: '/' }));
@@ -263,7 +267,7 @@ async function startFloor(mode: 'bare' | keyof typeof CLAIM_FLOORS) {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
   const server = await startProcess(
-    ['test/bench/koa-floor-server.ts', redisServer.url, String(port), 'floor', mode],
+    [...profile(`floor-${mode}`), 'test/bench/koa-floor-server.ts', redisServer.url, String(port), 'floor', mode],
     {},
     answers(url),
   );
@@ -296,7 +300,9 @@ async function addGateway(title: string, env: Record<string, string>, cwd = REPO
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const entry = cwd === REPO_ROOT ? ourEntry : gatewayEntry(cwd);
-  const server = await startProcess([...profile, entry], { ...gatewayEnv(port), ...env }, healthy(url), cwd);
+  // The profile's name: the title's first words ('tracing-on-10' for 'tracing on, 10 %: …').
+  const role = title.split(':')[0]!.replace(/\W+/g, '-').replace(/-$/, '');
+  const server = await startProcess([...profile(role), entry], { ...gatewayEnv(port), ...env }, healthy(url), cwd);
   extras.push({
     ...extraRow(title, server, url, contactOnly),
     ...(toOurs ? { toOurs: { ok: [], cpu: [], together: [] } } : {}),
@@ -314,7 +320,7 @@ const againstUrl = `http://127.0.0.1:${againstPort}`;
 const againstNode = process.env.BENCH_AGAINST_NODE || process.execPath;
 const against = againstPort
   ? await startProcess(
-      [gatewayEntry(againstDir!)],
+      [...profile('against'), gatewayEntry(againstDir!)],
       gatewayEnv(againstPort),
       healthy(againstUrl),
       againstDir,
