@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acknowledgedBacklog, expectDrainedWithinTheLimit } from '../support/airtable-drain.ts';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
+import { airtableSeen, LOADED_MACHINE_ROOM } from '../support/drain-pace.ts';
 import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 import { eventually, scaled } from '../support/wait.ts';
@@ -51,7 +52,11 @@ describe('two workers draining into Airtable through a Redis restart and a parti
     const outages: { start: number; end: number }[] = [];
     const requestsSoFar = () => server.stats.requests;
 
-    await eventually(async () => requestsSoFar() >= 10, { timeoutMs: 30_000, everyMs: 50 });
+    // Ten requests at the CRM's 4 a second; after the restart twenty more, once the workers are back (ioredis's
+    // longest reconnect step, 2 s); each with room for a loaded machine.
+    const explain = () => airtableSeen(server, workers);
+    const within = (requests: number, plusMs = 0) => ((requests / 4) * 1000 + plusMs) * LOADED_MACHINE_ROOM;
+    await eventually(async () => requestsSoFar() >= 10, { timeoutMs: within(10), everyMs: 50, explain });
     let start = Date.now();
     redis.process.kill('SIGKILL');
     await redis.stop();
@@ -59,7 +64,11 @@ describe('two workers draining into Airtable through a Redis restart and a parti
     outages.push({ start, end: Date.now() });
 
     const afterRestart = requestsSoFar();
-    await eventually(async () => requestsSoFar() >= afterRestart + 20, { timeoutMs: 30_000, everyMs: 50 });
+    await eventually(async () => requestsSoFar() >= afterRestart + 20, {
+      timeoutMs: within(20, 2_000),
+      everyMs: 50,
+      explain,
+    });
     start = Date.now();
     proxy.hold();
     await sleep(PARTITION_MS);

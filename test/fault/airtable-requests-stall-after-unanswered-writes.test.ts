@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { expectDrainedWithinTheLimit } from '../support/airtable-drain.ts';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
+import { airtableSeen } from '../support/drain-pace.ts';
 import { submitAtRate } from '../support/load.ts';
 import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
@@ -34,15 +35,6 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** What the test saw, for a failure's message: the server's counters and each worker's last log lines. */
-function seen(server: FakeAirtable, workers: WorkerProcess[]): string {
-  const { log, batchSizes: _, ...counters } = server.stats;
-  const tails = workers.map((w, i) => `worker ${i}:\n${w.output().split('\n').slice(-30).join('\n')}`);
-  const first = [...log].sort((a, b) => a.at - b.at).slice(0, 12);
-  const arrivals = `first requests (arrival ms, status) ${JSON.stringify(first.map((r) => [r.at, r.status]))}`;
-  return [`airtable: ${JSON.stringify(counters)}, ${arrivals}`, ...tails].join('\n');
-}
-
 describe('two workers under steady load through 8 s of requests left unanswered after the write', () => {
   it('keeps sending: no gap over 3 s while jobs wait, no 429, every submission once', async () => {
     const env = {
@@ -55,7 +47,7 @@ describe('two workers under steady load through 8 s of requests left unanswered 
     await eventually(async () => server.stats.requests >= 10, {
       timeoutMs: 30_000,
       everyMs: 50,
-      explain: () => seen(server, workers),
+      explain: () => airtableSeen(server, workers),
     });
     server.faults.hangMs = 3_500;
     server.faults.dropAfterWriteRate = 0.15;

@@ -3,10 +3,11 @@ import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
+import { AIRTABLE_RECORDS_PER_SECOND, airtableSeen, untilCompleted } from '../support/drain-pace.ts';
 import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
 import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
-import { eventually, scaled, sleep } from '../support/wait.ts';
+import { scaled, sleep } from '../support/wait.ts';
 
 // A real minute: 30 s of connection refused, then 30 s of 503s. TEST_TIME_SCALE shortens it (and the
 // worker's retry steps and timeout with it): CI runs it at half length, a 30 s outage.
@@ -52,7 +53,8 @@ describe('the CRM down for a minute during a drain (connection refused, then 503
       RETRY_BASE_DELAY_MS: String(scaled(1_000)),
       RETRY_MAX_DELAY_MS: String(scaled(8_000)),
     });
-    await eventually(async () => (await queue.getCompletedCount()) >= 50, { timeoutMs: 30_000, everyMs: 50 });
+    const explain = () => airtableSeen(server, worker ? [worker] : []);
+    await untilCompleted(queue, 50, { perSecond: AIRTABLE_RECORDS_PER_SECOND, explain });
 
     await server.goOffline();
     const downAt = Date.now();
@@ -65,7 +67,8 @@ describe('the CRM down for a minute during a drain (connection refused, then 503
     server.faults.serverErrorRate = 0;
     const upAt = Date.now();
 
-    await eventually(async () => (await queue.getCompletedCount()) === TOTAL, { timeoutMs: 90_000, everyMs: 250 });
+    // The backlog at the CRM's pace, after the longest retry step a job can be waiting out when it comes back.
+    await untilCompleted(queue, TOTAL, { perSecond: AIRTABLE_RECORDS_PER_SECOND, plusMs: scaled(8_000), explain });
     const drainedAt = Date.now();
     expect(await queue.getFailedCount()).toBe(0);
     expect(during503).toBe(duringRefused); // nothing was stored while the CRM answered 503

@@ -3,13 +3,17 @@ import type { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
+import { AIRTABLE_RECORDS_PER_SECOND, airtableSeen, untilCompleted } from '../support/drain-pace.ts';
 import { acknowledgedIds, sendCreatorsUnderLoad } from '../support/load.ts';
 import { spawnWorker, type WorkerProcess } from '../support/spawn-app.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
-import { eventually, scaled } from '../support/wait.ts';
+import { scaled } from '../support/wait.ts';
 
-// 600 records take about 15 s at the 4 requests a second the tests send; TEST_TIME_SCALE takes fewer.
+// 600 records take 15 s at the 4 requests a second (10 records each) the tests send; TEST_TIME_SCALE takes fewer.
 const TOTAL = scaled(600, 400);
+// A short lock, so the jobs a killed worker held come back within seconds: one lock, then one stalled
+// check (its interval is the lock's), before the next worker takes them back.
+const LOCK_MS = 2_000;
 const BASE = `appKill${Date.now().toString(36)}`;
 const KEY = 'patKillTwice';
 // All load comes from 127.0.0.1, one client: the per-client limit is for the open internet, not this test.
@@ -45,13 +49,16 @@ describe('worker SIGKILLed twice during a busy drain into Airtable', () => {
 
     const env = {
       ...airtableWorkerEnv(server, { apiKey: KEY, baseId: BASE, queueName: gateway.queueName }),
-      // A short lock, so the jobs a killed worker held come back within seconds.
-      WORKER_LOCK_DURATION_MS: '2000',
+      WORKER_LOCK_DURATION_MS: String(LOCK_MS),
     };
+    // Each wait is the records it waits for at the CRM's pace, plus the killed worker's lock and stalled
+    // check before its jobs come back; a timeout prints the queue, the CRM's counters and the workers' logs.
+    const explain = () => airtableSeen(server, workers);
+    const pace = { perSecond: AIRTABLE_RECORDS_PER_SECOND, plusMs: 2 * LOCK_MS, explain };
     for (const killAt of [100, 300]) {
       const worker = await spawnWorker(env);
       workers.push(worker);
-      await eventually(async () => (await queue.getCompletedCount()) >= killAt, { timeoutMs: 30_000, everyMs: 50 });
+      await untilCompleted(queue, killAt, pace);
       const active = await queue.getActiveCount();
       worker.child.kill('SIGKILL');
       await worker.exited;
@@ -59,7 +66,8 @@ describe('worker SIGKILLed twice during a busy drain into Airtable', () => {
     }
     const last = await spawnWorker(env);
     workers.push(last);
-    await eventually(async () => (await queue.getCompletedCount()) === TOTAL, { timeoutMs: 60_000, everyMs: 200 });
+    await untilCompleted(queue, TOTAL, pace);
+    expect(await queue.getCompletedCount()).toBe(TOTAL);
     expect(await queue.getFailedCount()).toBe(0);
     last.child.kill('SIGTERM');
     expect(await last.exited).toBe(0);
