@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { airtableWorkerEnv } from '../support/airtable-worker.ts';
-import { submitAtRate } from '../support/load.ts';
+import { acknowledgedIds, submitAtRate } from '../support/load.ts';
 import { REPO_ROOT, spawnApp } from '../support/spawn-app.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { eventually } from '../support/wait.ts';
@@ -37,7 +37,7 @@ it('built-worker-cannot-read-its-mapping: started as the guide says, from anothe
     },
   );
   try {
-    const acknowledged = await submitAtRate(gateway.url, { perSecond: 10, durationMs: 300 });
+    const acknowledged = acknowledgedIds(await submitAtRate(gateway.url, { perSecond: 10, durationMs: 300 }));
     expect(acknowledged.size).toBe(3);
     await eventually(async () => server.records(BASE, 'Creators').length === 3, { timeoutMs: 20_000 });
   } finally {

@@ -70,12 +70,12 @@ export async function sendCreatorsUnderLoad(
 
 /**
  * Sends creator-signups at a steady `perSecond` for `durationMs` (bounded: one a tick, a fixed count), as
- * a site's traffic during a launch would, and returns the submission ids acknowledged with 200.
+ * a site's traffic during a launch would, and returns what became of each (`acknowledgedIds` for the 200s).
  */
 export async function submitAtRate(
   url: string,
   { perSecond, durationMs }: { perSecond: number; durationMs: number },
-): Promise<Set<string>> {
+): Promise<Sent[]> {
   const tag = `steady-${randomUUID()}`;
   const total = Math.round((perSecond * durationMs) / 1000);
   const started = performance.now();
@@ -85,7 +85,17 @@ export async function submitAtRate(
     if (waitMs > 0) await sleep(waitMs);
     answers.push(sendCreator(url, `${tag}-${i}@creators.example`));
   }
-  return acknowledgedIds(await Promise.all(answers));
+  return Promise.all(answers);
+}
+
+/** How `sent` was answered, for a failure's message: a count per status (or transport error). */
+export function answerCounts(sent: Sent[]): string {
+  const counts: Record<string, number> = {};
+  for (const s of sent) {
+    const key = s.status === undefined ? `error ${s.error}` : String(s.status);
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return JSON.stringify(counts);
 }
 
 /** The submission ids answered 200. */
