@@ -197,7 +197,9 @@ async function failed(err: unknown): Promise<void> {
     logger.error('forms pipeline did not stop within 30000 ms; exiting');
     process.exit(1);
   }, 30_000).unref();
-  await stopStarted().catch((stopErr: unknown) => logger.error({ err: stopErr }, 'forms pipeline: error while stopping'));
+  await stopStarted().catch((stopErr: unknown) =>
+    logger.error({ err: stopErr }, 'forms pipeline: error while stopping'),
+  );
   process.exit(1);
 }
 

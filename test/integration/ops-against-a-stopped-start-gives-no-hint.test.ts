@@ -24,7 +24,7 @@ it('names the local.json of a stopped pnpm start, and says to start it or set RE
   expect(run.code).toBe(1);
   expect(run.stderr).toContain(`could not reach Redis at ${url} `);
   expect(run.stderr).toContain(`(from ${join(dataDir, 'local.json')}, written by the last \`pnpm start\` here)`);
-  expect(run.stderr).toContain("`pnpm start` is not running: start it (in another terminal), or set REDIS_URL");
+  expect(run.stderr).toContain('`pnpm start` is not running: start it (in another terminal), or set REDIS_URL');
 });
 
 it('names REDIS_URL when that chose the Redis', async () => {

@@ -7,7 +7,12 @@ import {
   SHARED_ENV_ENTRIES,
   sharedSettings,
 } from '@forms/schemas';
-import { type LocalSettings, loadConfig as loadWorkerConfig, type WorkerConfig, withLocalSettings } from '@forms/worker';
+import {
+  type LocalSettings,
+  loadConfig as loadWorkerConfig,
+  type WorkerConfig,
+  withLocalSettings,
+} from '@forms/worker';
 import * as v from 'valibot';
 
 const EnvSchema = v.object({

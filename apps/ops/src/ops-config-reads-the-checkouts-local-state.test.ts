@@ -28,7 +28,7 @@ afterEach(() => {
   rmSync(checkout, { recursive: true, force: true });
 });
 
-it("reads no file: a .data/local.json in the working folder or DATA_DIR changes nothing it is not given", () => {
+it('reads no file: a .data/local.json in the working folder or DATA_DIR changes nothing it is not given', () => {
   process.chdir(checkout);
   for (const env of [{}, { DATA_DIR: join(checkout, '.data') }]) {
     const config = loadConfig(env);
@@ -41,7 +41,9 @@ it('takes what a start saved as an argument, says where its Redis came from, and
   const saved = readLocalSettings(join(checkout, '.data'));
   const config = loadConfig({}, saved);
   expect(config.redis).toMatchObject({ url: STOPPED_START.REDIS_URL });
-  expect(config.redisOrigin.from).toBe(`${join(checkout, '.data', 'local.json')}, written by the last \`pnpm start\` here`);
+  expect(config.redisOrigin.from).toBe(
+    `${join(checkout, '.data', 'local.json')}, written by the last \`pnpm start\` here`,
+  );
   const set = loadConfig({ REDIS_URL: 'redis://127.0.0.1:7000' }, saved);
   expect(set.redis).toMatchObject({ url: 'redis://127.0.0.1:7000' });
   expect(set.redisOrigin.from).toBe('REDIS_URL');
