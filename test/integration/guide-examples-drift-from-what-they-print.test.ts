@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@forms/local-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type ExampleRunner, examplesIn, exampleRunner, firstShBlock } from '../support/doc-examples.ts';
+import { type ExampleRunner, exampleRunner, examplesIn, firstShBlock } from '../support/doc-examples.ts';
 import { readDoc } from '../support/docs.ts';
 import { seedPglite } from '../support/spawn-start.ts';
 

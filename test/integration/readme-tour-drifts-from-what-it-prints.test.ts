@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@forms/local-services';
 import { afterAll, expect, it } from 'vitest';
-import { type ExampleRunner, examplesIn, exampleRunner, section } from '../support/doc-examples.ts';
+import { type ExampleRunner, exampleRunner, examplesIn, section } from '../support/doc-examples.ts';
 import { readDoc } from '../support/docs.ts';
 import { seedPglite } from '../support/spawn-start.ts';
 

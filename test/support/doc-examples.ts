@@ -56,7 +56,7 @@ export function examplesIn(text: string): DocExample[] {
  * `⋮` line between them says lines were left out; what comes before the first and after the last is not
  * compared. `…` matches anything, any run of spaces any other.
  */
-export function printsAsShown(output: string, expected: string[]): boolean {
+function printsAsShown(output: string, expected: string[]): boolean {
   const lines = output.split('\n').filter((line) => line.trim() !== '');
   const wants: { pattern: RegExp; gapBefore: boolean }[] = [];
   let gap = true; // before the first shown line: pnpm's banner, say

@@ -61,7 +61,7 @@ export function loadConfig(given: Record<string, string | undefined>, saved?: Lo
   });
 }
 
-export type RedisOrigin = Readonly<{ from: string; todo: string }>;
+type RedisOrigin = Readonly<{ from: string; todo: string }>;
 
 /** Which setting chose the Redis, and what an operator does when it does not answer: the one place that says. */
 function redisOrigin(
