@@ -21,28 +21,45 @@ import { startTracing } from '@forms/observability';
 // place before the S3 client takes node:http); with no OTLP endpoint set it loads nothing.
 const tracing = await startTracing({ serviceName: 'forms-pipeline' }, process.env);
 const { loadConfig: loadGatewayConfig, startGateway } = await import('@forms/gateway');
-const { hasRedisServerBinary, startLocalS3, startRedisServer } = await import('@forms/local-services');
+const { hasRedisServerBinary, startLocalS3, startRedisServer, stopLeftBehindRedis } = await import(
+  '@forms/local-services'
+);
 type LocalRedis = import('@forms/local-services').LocalRedis;
 type LocalS3 = import('@forms/local-services').LocalS3;
 const { createLogger } = await import('@forms/observability');
 const { stopOnSignals } = await import('@forms/runtime');
 const { parseEnv, redisSettings, SHARED_ENV_ENTRIES } = await import('@forms/schemas');
-const { loadConfig: loadWorkerConfig, lockDataDir, startWorker, writeLocalSettings } = await import('@forms/worker');
+const {
+  loadConfig: loadWorkerConfig,
+  lockDataDir,
+  readLocalSettings,
+  startWorker,
+  writeLocalSettings,
+} = await import('@forms/worker');
 const v = await import('valibot');
 
-// Only what the launcher itself decides on; each app parses the whole environment again, strictly.
-const env = parseEnv(
-  v.object({
-    ...SHARED_ENV_ENTRIES,
-    DATA_DIR: v.optional(v.string(), '.data'),
-    S3_BUCKET: v.optional(v.string()),
-    HOST: v.optional(v.string(), '127.0.0.1'),
-    METRICS_HOST: v.optional(v.string(), '127.0.0.1'),
-    ERASURE_KEY: v.optional(v.string()),
-    ID_KEY: v.optional(v.string()),
-  }),
-  process.env,
-);
+// Only what the launcher itself decides on; each app parses the whole environment again, strictly. A bad
+// value here stops it in one line, before anything starts.
+const env = readLauncherEnv();
+function readLauncherEnv() {
+  try {
+    return parseEnv(
+      v.object({
+        ...SHARED_ENV_ENTRIES,
+        DATA_DIR: v.optional(v.string(), '.data'),
+        S3_BUCKET: v.optional(v.string()),
+        HOST: v.optional(v.string(), '127.0.0.1'),
+        METRICS_HOST: v.optional(v.string(), '127.0.0.1'),
+        ERASURE_KEY: v.optional(v.string()),
+        ID_KEY: v.optional(v.string()),
+      }),
+      process.env,
+    );
+  } catch (err) {
+    createLogger({ level: 'info' }).fatal((err as Error).message);
+    process.exit(1);
+  }
+}
 const logger = createLogger({ level: env.LOG_LEVEL });
 const dataDir = resolve(env.DATA_DIR);
 const redisConf = fileURLToPath(new URL('../infra/redis/redis.conf', import.meta.url));
@@ -56,15 +73,23 @@ async function resolveRedis(): Promise<{ env: Record<string, string>; label: str
   if (settings.mode === 'cluster')
     return { env: {}, label: `cluster ${settings.nodes.map((n) => `${n.host}:${n.port}`)}` };
   if (env.REDIS_URL) return { env: {}, label: settings.url };
-  if (!hasRedisServerBinary()) {
-    logger.fatal(
+  if (!hasRedisServerBinary())
+    throw new Error(
       'No Redis: REDIS_URL is not set and there is no redis-server binary to start a local one. ' +
         'Install Redis (`bash scripts/setup.sh` does; Debian/Ubuntu: `sudo apt-get install redis-server`, macOS: `brew install redis`) or set REDIS_URL.',
     );
-    process.exit(1);
-  }
-  const local = await startRedisServer({ dir: `${dataDir}/redis`, configFile: redisConf });
-  logger.info({ url: local.url, dir: `${dataDir}/redis` }, 'started a local redis-server (infra/redis/redis.conf)');
+  const dir = `${dataDir}/redis`;
+  // Never a second Redis on these files: one an earlier start left running (it was killed before it could
+  // stop it) is shut down first. This start holds DATA_DIR's lock, so that Redis is no live start's.
+  const earlier = readLocalSettings(dataDir)?.settings.REDIS_URL;
+  const leftBehind = await stopLeftBehindRedis(dir, { alsoTry: earlier ? [earlier] : [] });
+  if (leftBehind)
+    logger.warn(
+      { url: leftBehind.url, dir },
+      `stopped the redis-server (pid ${leftBehind.pid}) an earlier start left running on this data folder`,
+    );
+  const local = await startRedisServer({ dir, configFile: redisConf });
+  logger.info({ url: local.url, dir }, 'started a local redis-server (infra/redis/redis.conf)');
   return { env: { REDIS_URL: local.url }, label: local.url, local };
 }
 
@@ -106,51 +131,76 @@ function resolveLocalKey(name: 'ERASURE_KEY' | 'ID_KEY', file: string): Record<s
 /** Loopback unless HOST / METRICS_HOST say otherwise: a laptop's `pnpm start` is not open to its network. */
 const loopback = { HOST: env.HOST, METRICS_HOST: env.METRICS_HOST };
 
-// Set before anything starts, so a Ctrl-C at any moment (during start-up too) stops what has started:
-// gateway first (in-flight requests finish), then the worker (active jobs finish), then what we started.
+// Set before anything starts, so every way out stops what has started: a Ctrl-C or SIGTERM at any moment
+// (during start-up too), and a start that fails (a port taken, a bad variable, a crash): gateway first
+// (in-flight requests finish), then the worker (active jobs finish), then what we started. A redis-server
+// is its own process group and would outlive us: startRedisServer also stops it on any exit that runs
+// JavaScript; stopLeftBehindRedis handles the one that doesn't (a SIGKILL).
 const started: {
   redis?: Awaited<ReturnType<typeof resolveRedis>>;
   s3?: Awaited<ReturnType<typeof resolveS3>>;
   worker?: Awaited<ReturnType<typeof startWorker>>;
   gateway?: Awaited<ReturnType<typeof startGateway>>;
 } = {};
-stopOnSignals({
-  logger,
-  what: 'forms pipeline',
-  deadlineMs: 30_000,
-  async stop() {
+let stopping: Promise<void> | undefined;
+/** Stops what has started, once, however many ways out ask for it. */
+function stopStarted(): Promise<void> {
+  stopping ??= (async () => {
     await started.gateway?.stop();
     await started.worker?.stop();
     await started.s3?.local?.stop();
     await started.redis?.local?.stop();
     await tracing.stop();
-  },
-});
+  })();
+  return stopping;
+}
+stopOnSignals({ logger, what: 'forms pipeline', deadlineMs: 30_000, stop: stopStarted });
 
-// One launcher per DATA_DIR, refused before it starts a second Redis on the same files (PGlite is locked
-// again by the worker; this lock is for the whole folder).
-try {
+/** Starts it all; throws on the first failure (what started by then is in `started`). */
+async function startAll(): Promise<void> {
+  // One launcher per DATA_DIR, refused before it starts a second Redis on the same files (PGlite is locked
+  // again by the worker; this lock is for the whole folder).
   mkdirSync(dataDir, { recursive: true });
   lockDataDir(`${dataDir}/start`, 'The data folder of `pnpm start`');
-} catch (err) {
+  const redis = await resolveRedis();
+  started.redis = redis;
+  const s3 = await resolveS3();
+  started.s3 = s3;
+  const chosen = {
+    ...redis.env,
+    ...s3.env,
+    ...resolveLocalKey('ERASURE_KEY', 'erasure-key'),
+    ...resolveLocalKey('ID_KEY', 'id-key'),
+  };
+  // What was chosen here, for `pnpm ops` run beside it on the same DATA_DIR (apps/worker/src/local-settings.ts).
+  writeLocalSettings(dataDir, chosen);
+  const shared = { ...process.env, ...loopback, DATA_DIR: dataDir, ...chosen };
+  // Both read before either starts: a bad variable stops the start before the worker opens the CRM.
+  const workerConfig = loadWorkerConfig(shared);
+  const gatewayConfig = loadGatewayConfig(shared);
+  started.worker = await startWorker(workerConfig, logger.child({ app: 'worker' }));
+  // The gateway's own fatal errors (Redis found evicting after it came back) stop it all too.
+  started.gateway = await startGateway(gatewayConfig, logger.child({ app: 'gateway' }), { onFatal: failed });
+  logger.info(
+    `listening on ${started.gateway.url} (redis ${redis.label}, crm ${started.worker.crm.name}); Ctrl-C to stop`,
+  );
+}
+
+/**
+ * A start that failed: says why in one line (the message names the setting to change: PORT, a variable, the
+ * folder held), stops what started, exits 1. The stack is logged only at LOG_LEVEL=debug.
+ */
+async function failed(err: unknown): Promise<void> {
+  logger.debug({ err }, 'start-up failed');
   logger.fatal((err as Error).message);
+  setTimeout(() => {
+    logger.error('forms pipeline did not stop within 30000 ms; exiting');
+    process.exit(1);
+  }, 30_000).unref();
+  await stopStarted().catch((stopErr: unknown) =>
+    logger.error({ err: stopErr }, 'forms pipeline: error while stopping'),
+  );
   process.exit(1);
 }
-const redis = await resolveRedis();
-started.redis = redis;
-const s3 = await resolveS3();
-started.s3 = s3;
-const chosen = {
-  ...redis.env,
-  ...s3.env,
-  ...resolveLocalKey('ERASURE_KEY', 'erasure-key'),
-  ...resolveLocalKey('ID_KEY', 'id-key'),
-};
-// What was chosen here, for `pnpm ops` run beside it on the same DATA_DIR (apps/worker/src/local-settings.ts).
-writeLocalSettings(dataDir, chosen);
-const shared = { ...process.env, ...loopback, DATA_DIR: dataDir, ...chosen };
-const worker = await startWorker(loadWorkerConfig(shared), logger.child({ app: 'worker' }));
-started.worker = worker;
-const gateway = await startGateway(loadGatewayConfig(shared), logger.child({ app: 'gateway' }));
-started.gateway = gateway;
-logger.info(`listening on ${gateway.url} (redis ${redis.label}, crm ${worker.crm.name}); Ctrl-C to stop`);
+
+await startAll().catch(failed);

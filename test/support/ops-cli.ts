@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { REPO_ROOT } from './spawn-app.ts';
 
 const OPS_MAIN = `${REPO_ROOT}apps/ops/src/main.ts`;
@@ -7,19 +10,24 @@ export type OpsRun = { code: number | null; stdout: string; stderr: string; json
 
 /**
  * Runs `ops <args>` as its own process (`node apps/ops/src/main.ts`, what `pnpm ops` runs),
- * with `env` added to ours and stdin closed (not a terminal), and parses stdout as JSON when it is.
- * Bounded: killed after `timeoutMs`.
+ * with `env` added to ours (a key set to undefined is left out) and stdin closed (not a terminal), and parses
+ * stdout as JSON when it is. Bounded: killed after `timeoutMs`. Its DATA_DIR is an empty folder of its own
+ * unless `env` names one: run in the checkout, ops would otherwise find the `.data/local.json` of the
+ * developer's own `pnpm start` there and take its S3 and ERASURE_KEY for the test's.
  */
 export async function runOps(
   args: string[],
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
   { timeoutMs = 60_000 } = {},
 ): Promise<OpsRun> {
   // Never the run's own DATABASE_URL, as for the apps (spawn-app.ts): a test names the CRM it made.
   const { DATABASE_URL: _ours, ...inherited } = process.env;
+  const ownDir = env.DATA_DIR === undefined ? mkdtempSync(join(tmpdir(), 'ops-cli-')) : undefined;
   const child = spawn(process.execPath, [OPS_MAIN, ...args], {
     cwd: REPO_ROOT,
-    env: { ...inherited, ...env },
+    env: Object.fromEntries(
+      Object.entries({ ...inherited, DATA_DIR: ownDir, ...env }).filter(([, value]) => value !== undefined),
+    ),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -29,6 +37,7 @@ export async function runOps(
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
   clearTimeout(timer);
+  if (ownDir) rmSync(ownDir, { recursive: true, force: true });
   let json: unknown;
   try {
     json = JSON.parse(stdout);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './spawn-app.ts';
@@ -14,7 +14,7 @@ export type StartProcess = {
   /** Its DATA_DIR: a folder of its own unless `env` named one. */
   dataDir: string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** The gateway's URL, from the launcher's "listening on" line. */
+  /** The gateway's URL, from the launcher's "listening on" line (with `readyOn: 'redis'`, its Redis's URL). */
   url: string;
   /** Sends `signal` to the whole process group, as a terminal's Ctrl-C does. */
   signal: (signal: NodeJS.Signals) => void;
@@ -25,7 +25,8 @@ export type StartProcess = {
 /**
  * Runs `pnpm start` (`via: 'pnpm'`) or scripts/start.ts itself (`via: 'node'`, on the Node running the
  * test) in its own process group with `env` added to ours (a key set to undefined is left out), and
- * resolves once the gateway logs "listening on" (bounded), or for the demo once its site is up (`readyOn`).
+ * resolves once the gateway logs "listening on" (bounded), or for the demo once its site is up, or once the
+ * launcher has started its own Redis (`readyOn`: `redis`, the start still under way).
  * Its DATA_DIR is a new folder unless `env` names one, holding a PGlite made once (`pgliteTemplate`) unless
  * `firstStart`.
  */
@@ -39,7 +40,7 @@ export async function spawnStart(
   }: {
     via?: 'node' | 'pnpm';
     script?: 'start' | 'demo';
-    readyOn?: 'gateway' | 'site';
+    readyOn?: 'gateway' | 'site' | 'redis';
     /** Its own DATA_DIR left empty, as a newcomer's first start finds it (PGlite's initdb included). */
     firstStart?: boolean;
   } = {},
@@ -80,7 +81,11 @@ export async function spawnStart(
     code: code as number | null,
     signal: signal as NodeJS.Signals | null,
   }));
-  const ready = readyOn === 'site' ? /demo site: \S+ {2}\(gateway: (\S+)\)/ : /listening on (http:\/\/\S+)/;
+  const ready = {
+    site: /demo site: \S+ {2}\(gateway: (\S+)\)/,
+    gateway: /listening on (http:\/\/\S+)/,
+    redis: /"url":"(redis:\/\/[^"]+)"[^\n]*"msg":"started a local redis-server/,
+  }[readyOn];
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (ready.test(output)) break;
@@ -159,4 +164,23 @@ function ipv6(hex: string): string {
   if (/^0+$/.test(hex)) return '::';
   if (hex === '00000000000000000000000001000000') return '::1';
   return hex;
+}
+
+/**
+ * The pids of the `redis-server` processes whose working folder is `dir` (a Redis started with `--dir`
+ * changes into it), from /proc: whoever started them, whether or not they answer. Two on one folder write
+ * one append-only file from two processes.
+ */
+export function redisServersIn(dir: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/comm`, 'utf8').trim() !== 'redis-server') continue;
+      if (readlinkSync(`/proc/${name}/cwd`) === dir) pids.push(Number(name));
+    } catch {
+      // Gone meanwhile, or another user's.
+    }
+  }
+  return pids;
 }

@@ -1,8 +1,8 @@
-import { once } from 'node:events';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openObjectStorage } from '@forms/object-storage';
 import { createLogger } from '@forms/observability';
-import { assertNoEviction, boundUrl, waitForRedis } from '@forms/runtime';
+import { assertNoEviction, boundUrl, listenOn, waitForRedis } from '@forms/runtime';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import type { GatewayConfig } from './config.ts';
@@ -58,8 +58,8 @@ export async function startGateway(
     : undefined;
   const counters = createAbuseCounters();
   const app = createApp({ config, queue, redis, logger, storage, counters });
-  const server = app.listen(config.port, config.host);
-  await once(server, 'listening');
+  const server = createServer(app.callback());
+  await listenOn(server, { port: config.port, host: config.host, variable: 'PORT' });
   // Once stopping, every answer closes its connection: a client keeping its connection alive would
   // otherwise go on sending requests on it, and `server.close()` would wait for ever.
   let stopping = false;

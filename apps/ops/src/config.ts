@@ -7,7 +7,12 @@ import {
   SHARED_ENV_ENTRIES,
   sharedSettings,
 } from '@forms/schemas';
-import { loadConfig as loadWorkerConfig, type WorkerConfig, withLocalSettings } from '@forms/worker';
+import {
+  type LocalSettings,
+  loadConfig as loadWorkerConfig,
+  type WorkerConfig,
+  withLocalSettings,
+} from '@forms/worker';
 import * as v from 'valibot';
 
 const EnvSchema = v.object({
@@ -21,6 +26,8 @@ const EnvSchema = v.object({
 export type OpsConfig = Readonly<{
   /** One Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES), chosen by the apps' own rule. */
   redis: RedisSettings;
+  /** Where `redis` came from and what to do when it does not answer, for the error that says so. */
+  redisOrigin: RedisOrigin;
   queueName: string;
   airtableBaseId: string | undefined;
   /** Who the audit trail names: OPS_ACTOR, else the OS user. */
@@ -34,20 +41,47 @@ export type OpsConfig = Readonly<{
   worker: () => WorkerConfig;
 }>;
 
-/** Reads the queue's Redis and name exactly as the apps do (one shared schema); a bad value names the variable. */
-export function loadConfig(given: Record<string, string | undefined>): OpsConfig {
-  // Beside a `pnpm start`, what it chose (its Redis, local S3 and ERASURE_KEY) where nothing is set.
-  const env = withLocalSettings(given);
+/**
+ * Reads the queue's Redis and name exactly as the apps do (one shared schema); a bad value names the variable.
+ * `saved` is what an earlier `pnpm start` wrote in DATA_DIR (`readLocalSettings`, read by main.ts only): its
+ * Redis, local S3 and ERASURE_KEY fill in what `given` leaves unset. This reads no file itself.
+ */
+export function loadConfig(given: Record<string, string | undefined>, saved?: LocalSettings): OpsConfig {
+  const env = withLocalSettings(given, saved);
   const e = parseEnv(EnvSchema, env);
   const { redis, queueName } = sharedSettings(e);
   return Object.freeze({
     redis,
+    redisOrigin: redisOrigin(given, env, saved),
     queueName,
     airtableBaseId: e.AIRTABLE_BASE_ID,
     actor: e.OPS_ACTOR ?? osUser(),
     keys: opsKeys(redis, queueName),
     worker: () => loadWorkerConfig(env),
   });
+}
+
+type RedisOrigin = Readonly<{ from: string; todo: string }>;
+
+/** Which setting chose the Redis, and what an operator does when it does not answer: the one place that says. */
+function redisOrigin(
+  given: Record<string, string | undefined>,
+  env: Record<string, string | undefined>,
+  saved: LocalSettings | undefined,
+): RedisOrigin {
+  if (given.REDIS_CLUSTER_NODES)
+    return { from: 'REDIS_CLUSTER_NODES', todo: 'check that the cluster runs and that REDIS_CLUSTER_NODES names it' };
+  if (given.REDIS_URL)
+    return { from: 'REDIS_URL', todo: "check that this Redis runs and that REDIS_URL names the apps' Redis" };
+  if (saved && env.REDIS_URL)
+    return {
+      from: `${saved.file}, written by the last \`pnpm start\` here`,
+      todo: "`pnpm start` is not running: start it (in another terminal), or set REDIS_URL to the apps' Redis",
+    };
+  return {
+    from: `the default: REDIS_URL is not set, and DATA_DIR ${given.DATA_DIR || '.data'} has no local.json naming the Redis of a \`pnpm start\``,
+    todo: "set REDIS_URL to the apps' Redis, or run `pnpm start` (in another terminal) and run this beside it",
+  };
 }
 
 function osUser(): string {

@@ -18,7 +18,8 @@ export async function openQueue(config: OpsConfig): Promise<OpenQueue> {
   redis.on('error', () => {}); // reported by the command that fails
   await redis.connect().catch((err: Error) => {
     redis.disconnect();
-    throw new Error(`could not reach Redis at ${where(config.redis)}: ${err.message}`);
+    const { from, todo } = config.redisOrigin;
+    throw new Error(`could not reach Redis at ${where(config.redis)} (from ${from}): ${err.message}\n${todo}.`);
   });
   const queue = new Queue(config.queueName, { connection: redis, prefix: config.redis.prefix });
   return {

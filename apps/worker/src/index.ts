@@ -21,7 +21,7 @@ export { type Database, openDatabase, openPglite, openPostgres } from './db/data
 export { lockDataDir } from './db/lock-data-dir.ts';
 export { migrate } from './db/migrate.ts';
 export { deliverSubmission } from './handlers/deliver-submission.ts';
-export { withLocalSettings, writeLocalSettings } from './local-settings.ts';
+export { type LocalSettings, readLocalSettings, withLocalSettings, writeLocalSettings } from './local-settings.ts';
 export {
   EraseIncomplete,
   EraseOutOfReach,

@@ -16,15 +16,39 @@ export function writeLocalSettings(dataDir: string, env: Record<string, string>)
   writeFileSync(join(dataDir, FILE), `${JSON.stringify(env, null, 2)}\n`, { mode: 0o600 });
 }
 
+/** What an earlier `pnpm start` chose, as found in a DATA_DIR: the file and the settings in it. */
+export type LocalSettings = Readonly<{ file: string; settings: Readonly<Record<string, string>> }>;
+
 /**
- * `env` with what `pnpm start` wrote in DATA_DIR filled in, group by group, where `env` sets nothing of that
- * group: a Redis (REDIS_URL or REDIS_CLUSTER_NODES), a bucket (S3_BUCKET), ERASURE_KEY. What is set wins;
- * with no file (no `pnpm start` has run here), `env` as it is.
+ * What `pnpm start` wrote in `dataDir` (default `.data`, relative to the working folder, as for the apps), or
+ * undefined when no start has run there. Only a process's main calls this: a function that loads a
+ * configuration takes what it read as an argument, so a test never reads the checkout's own `.data`.
  */
-export function withLocalSettings(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  const saved = readLocalSettings(env.DATA_DIR ?? '.data');
+export function readLocalSettings(dataDir = '.data'): LocalSettings | undefined {
+  const file = join(dataDir, FILE);
+  try {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const settings = Object.fromEntries(
+      Object.entries(saved).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
+    return { file, settings };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `env` with `saved` (what `pnpm start` wrote, `readLocalSettings`) filled in, group by group, where `env` sets
+ * nothing of that group: a Redis (REDIS_URL or REDIS_CLUSTER_NODES), a bucket (S3_BUCKET), ERASURE_KEY. What
+ * is set wins; with nothing saved, `env` as it is.
+ */
+export function withLocalSettings(
+  env: Record<string, string | undefined>,
+  saved: LocalSettings | undefined,
+): Record<string, string | undefined> {
+  const kept = saved?.settings ?? {};
   const take = (set: boolean, keys: string[]) =>
-    set ? {} : Object.fromEntries(keys.flatMap((k) => (saved[k] === undefined ? [] : [[k, saved[k]]])));
+    set ? {} : Object.fromEntries(keys.flatMap((k) => (kept[k] === undefined ? [] : [[k, kept[k]]])));
   return {
     ...env,
     ...take(Boolean(env.REDIS_URL || env.REDIS_CLUSTER_NODES), ['REDIS_URL']),
@@ -37,13 +61,4 @@ export function withLocalSettings(env: Record<string, string | undefined>): Reco
     ]),
     ...take(Boolean(env.ERASURE_KEY), ['ERASURE_KEY']),
   };
-}
-
-function readLocalSettings(dataDir: string): Record<string, string> {
-  try {
-    const saved = JSON.parse(readFileSync(join(dataDir, FILE), 'utf8')) as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(saved).filter((e): e is [string, string] => typeof e[1] === 'string'));
-  } catch {
-    return {};
-  }
 }

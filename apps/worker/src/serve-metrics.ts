@@ -1,8 +1,7 @@
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tokenMatches } from '@forms/observability';
-import { boundUrl } from '@forms/runtime';
+import { boundUrl, listenOn } from '@forms/runtime';
 import type { Registry } from 'prom-client';
 import { EraseIncomplete, EraseOutOfReach, EraseRefused } from './privacy/erase-person.ts';
 import type { Eraser } from './privacy/open-eraser.ts';
@@ -63,8 +62,7 @@ export async function serveMetrics({
       res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n');
     }
   });
-  server.listen(port, host);
-  await once(server, 'listening');
+  await listenOn(server, { port, host, variable: 'METRICS_PORT' });
   return {
     url: boundUrl(server.address() as AddressInfo, '/admin/metrics'),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

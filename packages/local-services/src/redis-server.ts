@@ -1,10 +1,25 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.ts';
 
 export type LocalRedis = { url: string; port: number; process: ChildProcess; stop: () => Promise<void> };
+
+/** Where a Redis started with `dir` keeps its port, for the next start to find it (`stopLeftBehindRedis`). */
+export const REDIS_PORT_FILE = 'redis-server.port';
+
+/**
+ * The redis-servers this process started and that still run. Each is its own process group (below), so
+ * nothing stops it when this process dies, unless we do: on any exit that runs JavaScript (process.exit from
+ * anywhere, an uncaught exception, the end of the event loop) each gets SIGTERM, on which Redis writes out
+ * its data and exits. Only a SIGKILL of this process leaves one running, for `stopLeftBehindRedis`.
+ */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGTERM');
+});
 
 /** True when a `redis-server` binary is on PATH. */
 export function hasRedisServerBinary(): boolean {
@@ -59,7 +74,11 @@ export async function startRedisServer({
     '--maxmemory-policy',
     'noeviction',
   ];
-  if (dir) mkdirSync(dir, { recursive: true });
+  if (dir) {
+    mkdirSync(dir, { recursive: true });
+    // Before it is spawned, so no moment has it running and unrecorded.
+    writeFileSync(join(dir, REDIS_PORT_FILE), `${chosen}\n`);
+  }
   if (configFile) {
     if (dir) args.push('--dir', dir);
   } else if (dir) {
@@ -70,6 +89,8 @@ export async function startRedisServer({
   // Its own process group: a Ctrl-C in the terminal of `pnpm start` reaches the launcher, which stops this
   // Redis last, after the worker's active jobs drained through it, not at the same moment.
   const child = spawn('redis-server', [...args, ...extra], { stdio: 'ignore', detached: true });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const url = `redis://127.0.0.1:${chosen}`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const failed = new Promise<never>((_, reject) => child.once('error', reject));
