@@ -151,6 +151,9 @@ writeLocalSettings(dataDir, chosen);
 const shared = { ...process.env, ...loopback, DATA_DIR: dataDir, ...chosen };
 const worker = await startWorker(loadWorkerConfig(shared), logger.child({ app: 'worker' }));
 started.worker = worker;
-const gateway = await startGateway(loadGatewayConfig(shared), logger.child({ app: 'gateway' }));
+// One process: its /readyz is not ready while its worker holds every delivery (an ERASURE_KEY that differs).
+const gateway = await startGateway(loadGatewayConfig(shared), logger.child({ app: 'gateway' }), {
+  alsoNotReady: worker.notReady,
+});
 started.gateway = gateway;
 logger.info(`listening on ${gateway.url} (redis ${redis.label}, crm ${worker.crm.name}); Ctrl-C to stop`);

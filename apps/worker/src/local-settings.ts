@@ -18,7 +18,7 @@ export function writeLocalSettings(dataDir: string, env: Record<string, string>)
 
 /**
  * `env` with what `pnpm start` wrote in DATA_DIR filled in, group by group, where `env` sets nothing of that
- * group: a Redis (REDIS_URL or REDIS_CLUSTER_NODES), a bucket (S3_BUCKET), ERASURE_KEY. What is set wins;
+ * group: a Redis (REDIS_URL or REDIS_CLUSTER_NODES), a bucket (S3_BUCKET), ERASURE_KEY, ID_KEY. What is set wins;
  * with no file (no `pnpm start` has run here), `env` as it is.
  */
 export function withLocalSettings(env: Record<string, string | undefined>): Record<string, string | undefined> {
@@ -36,6 +36,7 @@ export function withLocalSettings(env: Record<string, string | undefined>): Reco
       'AWS_SECRET_ACCESS_KEY',
     ]),
     ...take(Boolean(env.ERASURE_KEY), ['ERASURE_KEY']),
+    ...take(Boolean(env.ID_KEY), ['ID_KEY']),
   };
 }
 

@@ -10,3 +10,5 @@ export {
 export { stopOnSignals } from './stop-on-signals.ts';
 export { waitForRedis } from './wait-for-redis.ts';
 export { createWriteBatcher, type WriteBatcher } from './write-batcher.ts';
+export { checkSharedSecret, type SecretCheck } from './check-shared-secret.ts';
+export { type SharedSecretWatch, watchSharedSecret } from './watch-shared-secret.ts';

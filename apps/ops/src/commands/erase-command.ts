@@ -27,7 +27,7 @@ export function eraseCommand(ctx: CliContext): Command {
     failed:
       'a job of theirs still running after --wait (run it again once it ends); Redis, the CRM or the bucket out of reach ' +
       '(its setting named; nothing changed); a stop half-way (by store; run it again)',
-    usage: 'no ERASURE_KEY, an address that is not one, not confirmed',
+    usage: 'no ERASURE_KEY or one that differs from the workers, an address that is not one, not confirmed',
   })
     .description('erase one person everywhere, by email (asks first; --yes to skip; --dry-run to count only)')
     .requiredOption('--email <address>', 'the address to erase (any case)')
@@ -58,6 +58,10 @@ export function eraseCommand(ctx: CliContext): Command {
           dryRun: options.dryRun === true,
           activeWaitMs: options.wait * 1000,
         });
+      } catch (err) {
+        // A key that differs from the workers': configuration, nothing erased (exit 2).
+        if (err instanceof EraseRefused) throw new UsageError(err.message);
+        throw err;
       } finally {
         await eraser.close();
       }

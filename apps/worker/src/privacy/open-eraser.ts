@@ -1,4 +1,6 @@
 import { createObjectStorage, type ObjectStorage } from '@forms/object-storage';
+import { checkSharedSecret } from '@forms/runtime';
+import { secretCheckValue, sharedSecretKeys } from '@forms/schemas';
 import { Queue } from 'bullmq';
 import { pino } from 'pino';
 import type { WorkerConfig } from '../config.ts';
@@ -15,7 +17,9 @@ export type Eraser = {
 /**
  * `erasePerson` wired to the worker's configuration: its queue, its Redis, its CRM and bucket. Used by the
  * worker's admin route and by `ops erase`, so both erase exactly the same way. Without ERASURE_KEY every
- * call is refused (`EraseRefused`) before anything is read: no tombstone could be written.
+ * call is refused (`EraseRefused`) before anything is read: no tombstone could be written. With an
+ * ERASURE_KEY that differs from the one recorded in Redis (by the first worker or erase), alike: its
+ * tombstone would bear a name no worker looks for. The first erase records it when no worker has.
  */
 export function openEraser({
   config,
@@ -35,6 +39,16 @@ export function openEraser({
       erasableAddress(address);
       if (!config.erasureKey)
         throw new EraseRefused('ERASURE_KEY is not set: erase needs it to write the tombstone and the audit entry');
+      const previous = config.erasureKeyPrevious;
+      const agreement = await checkSharedSecret(redis, {
+        key: sharedSecretKeys(config.redis, config.queueName, 'ERASURE_KEY').check,
+        values: [config.erasureKey, ...(previous ? [previous] : [])].map((key) => secretCheckValue('ERASURE_KEY', key)),
+        record: !options.dryRun,
+      });
+      if (agreement === 'differs')
+        throw new EraseRefused(
+          "ERASURE_KEY differs from the one the workers and earlier erases recorded in Redis: its tombstone would not be found by them, so nothing was erased; set ERASURE_KEY to the workers' secret (docs/privacy.md#erasure_key-is-shared)",
+        );
       return erasePerson(
         {
           queue,
@@ -44,6 +58,7 @@ export function openEraser({
           crm,
           storage,
           secret: config.erasureKey,
+          previousSecret: config.erasureKeyPrevious,
           tombstoneDays: config.tombstoneDays,
           actor,
         },
