@@ -51,7 +51,14 @@ export function eraseCommand(ctx: CliContext): Command {
       // The eraser's connections retry for ever, as the worker's do: check Redis answers first, the way every
       // other command fails fast (exit 1 with where it looked), instead of hanging a terminal.
       await withQueue(ctx, ({ redis }) => redis.ping());
-      const eraser = await openStandaloneEraser(config, ctx.config().actor);
+      let eraser: Awaited<ReturnType<typeof openStandaloneEraser>>;
+      try {
+        eraser = await openStandaloneEraser(config, ctx.config().actor);
+      } catch (err) {
+        // An ERASURE_KEY that differs from the workers': configuration, nothing erased (exit 2).
+        if (err instanceof EraseRefused) throw new UsageError(err.message);
+        throw err;
+      }
       let report: EraseReport;
       try {
         report = await eraser.erase(options.email, {
@@ -59,7 +66,7 @@ export function eraseCommand(ctx: CliContext): Command {
           activeWaitMs: options.wait * 1000,
         });
       } catch (err) {
-        // A key that differs from the workers': configuration, nothing erased (exit 2).
+        // As above, when the check at the erase itself finds the key differs.
         if (err instanceof EraseRefused) throw new UsageError(err.message);
         throw err;
       } finally {
