@@ -69,6 +69,10 @@ it('rotates with no request refused: old fleet, window, new clients, previous dr
 });
 
 it('ADMIN_TOKEN_PREVIOUS without ADMIN_TOKEN is a configuration error naming both', () => {
-  expect(() => gatewayConfig({ ADMIN_TOKEN_PREVIOUS: OLD })).toThrow(/ADMIN_TOKEN_PREVIOUS is set but ADMIN_TOKEN is not/);
-  expect(() => workerConfig({ ADMIN_TOKEN_PREVIOUS: OLD })).toThrow(/ADMIN_TOKEN_PREVIOUS is set but ADMIN_TOKEN is not/);
+  expect(() => gatewayConfig({ ADMIN_TOKEN_PREVIOUS: OLD })).toThrow(
+    /ADMIN_TOKEN_PREVIOUS is set but ADMIN_TOKEN is not/,
+  );
+  expect(() => workerConfig({ ADMIN_TOKEN_PREVIOUS: OLD })).toThrow(
+    /ADMIN_TOKEN_PREVIOUS is set but ADMIN_TOKEN is not/,
+  );
 });

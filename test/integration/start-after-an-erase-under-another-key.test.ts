@@ -51,7 +51,10 @@ it('an erase under another key refuses, naming ERASURE_KEY; nothing is erased', 
 
 it('a start under another key says so once, naming ERASURE_KEY, and its /readyz is not 200', async () => {
   start = await spawnStart({ ...NO_CONFIG, DATA_DIR: dataDir, ERASURE_KEY: OTHER_KEY });
-  const lines = start.output().split('\n').filter((line) => line.includes('ERASURE_KEY differs'));
+  const lines = start
+    .output()
+    .split('\n')
+    .filter((line) => line.includes('ERASURE_KEY differs'));
   expect(lines, start.output()).toHaveLength(1);
   expect(start.output()).not.toContain(OTHER_KEY);
   const res = await fetch(`${start.url}/readyz`);

@@ -4,9 +4,9 @@ import {
   type Crm,
   createPostgresCrm,
   type Eraser,
-  loadConfig as workerConfig,
   openEraser,
   startWorker,
+  loadConfig as workerConfig,
 } from '@forms/worker';
 import type { Job } from 'bullmq';
 import pino from 'pino';
@@ -105,7 +105,10 @@ it("the worker's /readyz is 503 naming ERASURE_KEY; the gateway's says deliverie
   expect(body).toEqual({ status: 'not ready', reason: expect.stringContaining('ERASURE_KEY differs') });
   expect(JSON.stringify(body)).not.toContain(OTHER_KEY);
   const gateway = await (await fetch(`${pipeline.gateway.url}/readyz`)).json();
-  expect(gateway.deliveries).toEqual({ status: 'held', reason: expect.stringContaining('1 worker(s): ERASURE_KEY differs') });
+  expect(gateway.deliveries).toEqual({
+    status: 'held',
+    reason: expect.stringContaining('1 worker(s): ERASURE_KEY differs'),
+  });
   const metrics = await (
     await fetch(`${pipeline.gateway.url}/admin/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
   ).text();

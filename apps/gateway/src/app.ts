@@ -50,7 +50,10 @@ export function createApp(deps: GatewayDeps): Koa {
       airtableBaseId: config.airtableBaseId,
       keylessWorkersKey,
       secretDiffersKeys: Object.fromEntries(
-        SHARED_SECRETS.map((variable) => [variable, sharedSecretKeys(config.redis, config.queueName, variable).differing]),
+        SHARED_SECRETS.map((variable) => [
+          variable,
+          sharedSecretKeys(config.redis, config.queueName, variable).differing,
+        ]),
       ),
     });
   // Koa takes the leftmost X-Forwarded-For address unless told how many hops to read from the right; a

@@ -154,7 +154,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.NODE_ENV === 'production' && !e.ID_KEY)
     throw new Error(
       'Invalid configuration: ID_KEY is not set and NODE_ENV is production: set ID_KEY to the secret every gateway shares (32+ characters; docs/configuration.md#shared-secrets)',
-    )
+    );
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,

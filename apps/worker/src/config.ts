@@ -1,12 +1,12 @@
 import { S3_ENV_ENTRIES, type StorageSettings, storageSettings } from '@forms/object-storage';
 import {
-  ERASURE_ENV_ENTRIES,
-  erasureSecrets,
   adminTokens,
+  ERASURE_ENV_ENTRIES,
   envAdminToken,
   envAirtableBaseId,
   envInt,
   envPort,
+  erasureSecrets,
   parseEnv,
   RETRY_POLICY,
   type RedisSettings,

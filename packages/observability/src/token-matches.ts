@@ -8,7 +8,10 @@ const digest = (value: string) => createHash('sha256').update(value, 'utf8').dig
  * character shows in the timing. `expected` may list two tokens (ADMIN_TOKEN and, during a rotation window,
  * ADMIN_TOKEN_PREVIOUS): each is compared, whichever matches, so the timing does not say which one did.
  */
-export function tokenMatches(presented: string | undefined, expected: string | readonly (string | undefined)[]): boolean {
+export function tokenMatches(
+  presented: string | undefined,
+  expected: string | readonly (string | undefined)[],
+): boolean {
   if (presented === undefined) return false;
   const presentedDigest = digest(presented);
   let matched = false;

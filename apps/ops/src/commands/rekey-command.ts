@@ -1,14 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { SHARED_SECRETS, type SharedSecret, secretCheckValue, sharedSecretKeys } from '@forms/schemas';
-import {
-  auditAction,
-  type CliContext,
-  Command,
-  print,
-  UsageError,
-  withExitCodes,
-  withQueue,
-} from '../cli-context.ts';
+import { auditAction, type CliContext, Command, print, UsageError, withExitCodes, withQueue } from '../cli-context.ts';
 
 /**
  * `ops rekey <ID_KEY|ERASURE_KEY>`: records the check value of the secret as this environment sets it, in

@@ -90,7 +90,10 @@ export function statusCommand(ctx: CliContext): Command {
         }).join('; ')}`,
       );
       if (status.secrets.ID_KEY.differing > 0)
-        print(ctx, `  gateways NOT READY: ${secretDiffersReason('ID_KEY', `${status.secrets.ID_KEY.differing} gateway(s)`)}`);
+        print(
+          ctx,
+          `  gateways NOT READY: ${secretDiffersReason('ID_KEY', `${status.secrets.ID_KEY.differing} gateway(s)`)}`,
+        );
       print(
         ctx,
         `  oldest waiting: ${status.oldestWaitingSeconds === undefined ? 'none' : formatAge(status.oldestWaitingSeconds)}`,

@@ -52,7 +52,10 @@ describe('the tombstone check before any CRM write', () => {
   it('with an ERASURE_KEY that differs from the recorded one: holds every job, erased or not (a retryable error naming the setting)', async () => {
     const queueName = `tomb-${randomUUID()}`;
     const settings = { prefix: 'bull' };
-    await redis.set(sharedSecretKeys(settings, queueName, 'ERASURE_KEY').check, secretCheckValue('ERASURE_KEY', SECRET));
+    await redis.set(
+      sharedSecretKeys(settings, queueName, 'ERASURE_KEY').check,
+      secretCheckValue('ERASURE_KEY', SECRET),
+    );
     const agreeing = createErasureCheck({ redis, settings, queueName, secret: SECRET });
     expect(await agreeing(contact('grace@acme.io', Date.now()))).toBe(false);
     const differing = createErasureCheck({ redis, settings, queueName, secret: `${SECRET}-other` });
@@ -67,8 +70,14 @@ describe('the tombstone check before any CRM write', () => {
     const NEW = `${SECRET}-new`;
     const erasedAt = Date.now();
     // Recorded, and the tombstone written, under the old key.
-    await redis.set(sharedSecretKeys(settings, queueName, 'ERASURE_KEY').check, secretCheckValue('ERASURE_KEY', SECRET));
-    await redis.set(erasureKeys(settings, queueName).tombstone(erasureSubject(SECRET, 'ada@acme.io')), String(erasedAt));
+    await redis.set(
+      sharedSecretKeys(settings, queueName, 'ERASURE_KEY').check,
+      secretCheckValue('ERASURE_KEY', SECRET),
+    );
+    await redis.set(
+      erasureKeys(settings, queueName).tombstone(erasureSubject(SECRET, 'ada@acme.io')),
+      String(erasedAt),
+    );
     const rotating = createErasureCheck({ redis, settings, queueName, secret: NEW, previousSecret: SECRET });
     expect(await rotating(contact('ada@acme.io', erasedAt - 1))).toBe(true);
     expect(await rotating(contact('grace@acme.io', erasedAt - 1))).toBe(false);

@@ -192,7 +192,12 @@ export async function erasePerson(
     const tombstones = [subject, ...(deps.previousSecret ? [erasureSubject(deps.previousSecret, email)] : [])];
     const write = redis.multi();
     for (const name of tombstones)
-      write.set(erasureKeys(settings, queueName).tombstone(name), String(erasedAt), 'PX', deps.tombstoneDays * 86_400_000);
+      write.set(
+        erasureKeys(settings, queueName).tombstone(name),
+        String(erasedAt),
+        'PX',
+        deps.tombstoneDays * 86_400_000,
+      );
     await write.set(erasureKeys(settings, queueName).anyErasure, String(erasedAt), 'NX').exec();
     await waitForActive(jobs, activeWaitMs);
 
