@@ -180,7 +180,11 @@ async function startAll(): Promise<void> {
   const gatewayConfig = loadGatewayConfig(shared);
   started.worker = await startWorker(workerConfig, logger.child({ app: 'worker' }));
   // The gateway's own fatal errors (Redis found evicting after it came back) stop it all too.
-  started.gateway = await startGateway(gatewayConfig, logger.child({ app: 'gateway' }), { onFatal: failed });
+  // One process: its /readyz is not ready while its worker holds every delivery (an ERASURE_KEY that differs).
+  started.gateway = await startGateway(gatewayConfig, logger.child({ app: 'gateway' }), {
+    onFatal: failed,
+    alsoNotReady: started.worker.notReady,
+  });
   logger.info(
     `listening on ${started.gateway.url} (redis ${redis.label}, crm ${started.worker.crm.name}); Ctrl-C to stop`,
   );

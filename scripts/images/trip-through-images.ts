@@ -55,6 +55,8 @@ export async function tripThroughImages(
     const gateway = await startInImage(images.gateway.image, images.gateway.config, {
       ...images.gateway.env,
       ...services,
+      // As the operator sets it: the image runs with NODE_ENV=production, where a gateway without it stops.
+      ID_KEY: randomUUID().repeat(2),
       PORT: String(port),
     });
     running.push(gateway);

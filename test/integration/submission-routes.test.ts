@@ -9,6 +9,7 @@ type RequestPathCode = Exclude<ErrorCode, (typeof OTHER_ROUTE_CODES)[number]>;
 /** Codes this file does not produce: other routes', the outage's, the rate limit's and the unexpected one's. */
 const OTHER_ROUTE_CODES = [
   'QUEUE_UNAVAILABLE',
+  'GATEWAY_NOT_READY', // test/integration/gateway-with-a-different-id-key.test.ts
   'INTERNAL_ERROR',
   'RATE_LIMITED',
   'CV_INVALID_BASE64',

@@ -1,6 +1,6 @@
 import type { ObjectStorage } from '@forms/object-storage';
 import { tracingStarted } from '@forms/observability';
-import { erasureKeys, opsKeys } from '@forms/schemas';
+import { erasureKeys, opsKeys, SHARED_SECRETS, sharedSecretKeys } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -29,6 +29,10 @@ export type GatewayDeps = {
   storage?: ObjectStorage | undefined;
   metrics?: GatewayMetrics;
   counters?: AbuseCounters;
+  /** Why this process is not ready (an ID_KEY that differs from the other gateways'), for /readyz. */
+  notReady?: () => string | undefined;
+  /** While true, submissions are refused (503 GATEWAY_NOT_READY): this gateway's ids would not match. */
+  refuseSubmissions?: () => boolean;
 } & AgentSurfaceDeps;
 
 /** Mounts the wings' routers and orders the middleware; no handler lives here. */
@@ -45,6 +49,12 @@ export function createApp(deps: GatewayDeps): Koa {
       redis: deps.redis,
       airtableBaseId: config.airtableBaseId,
       keylessWorkersKey,
+      secretDiffersKeys: Object.fromEntries(
+        SHARED_SECRETS.map((variable) => [
+          variable,
+          sharedSecretKeys(config.redis, config.queueName, variable).differing,
+        ]),
+      ),
     });
   // Koa takes the leftmost X-Forwarded-For address unless told how many hops to read from the right; a
   // client writing its own first hop then escaped the per-client limit behind our nginx.
@@ -64,6 +74,7 @@ export function createApp(deps: GatewayDeps): Koa {
     app.use(
       adminWing({
         token: config.adminToken,
+        previousToken: config.adminTokenPrevious,
         queue: deps.queue,
         redis: deps.redis,
         metrics,
@@ -78,6 +89,8 @@ export function createApp(deps: GatewayDeps): Koa {
       timeoutMs: config.enqueueTimeoutMs,
       airtableBaseId: config.airtableBaseId,
       keylessWorkersKey,
+      erasureKeyDiffersKey: sharedSecretKeys(config.redis, config.queueName, 'ERASURE_KEY').differing,
+      notReady: deps.notReady,
     }),
     agentSurfaceRouter(deps),
   ];

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { S3_ENV_ENTRIES, type StorageSettings, storageSettings } from '@forms/object-storage';
 import {
+  adminTokens,
   envAdminToken,
   envAirtableBaseId,
   envInt,
@@ -27,6 +28,7 @@ const EnvSchema = v.object({
     '0',
   ),
   ADMIN_TOKEN: envAdminToken,
+  ADMIN_TOKEN_PREVIOUS: envAdminToken,
   ENQUEUE_TIMEOUT_MS: v.optional(envInt, '1000'),
   CV_UPLOAD_SLOTS: v.optional(envInt, '4'),
   CV_UPLOAD_SLOTS_PER_CLIENT: v.optional(envInt, '1'),
@@ -46,6 +48,8 @@ const EnvSchema = v.object({
   RATE_LIMIT_WINDOW_SECONDS: v.optional(envInt, '60'),
   CONTACT_INDEX_TTL_DAYS: v.optional(envInt, '400'),
   ID_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
+  // `production` makes ID_KEY required: ids derived without a secret can be tested against a guessed email.
+  NODE_ENV: v.optional(v.string()),
   QUARANTINE_DAYS: v.optional(envInt, '30'),
   QUARANTINE_MAX: v.optional(envInt, '10000'),
   BULL_BOARD_WRITES: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
@@ -126,6 +130,8 @@ export type GatewayConfig = Readonly<{
   logLevel: string;
   /** The admin surface's bearer token; none means /admin/* does not exist (404). */
   adminToken: string | undefined;
+  /** ADMIN_TOKEN_PREVIOUS: accepted too during a rotation window, so clients move over without a 401. */
+  adminTokenPrevious: string | undefined;
   /**
    * Proxies in front of the gateway that append to X-Forwarded-For (TRUST_PROXY: `true` is 1, `false` 0).
    * With n > 0 the client's address is the n-th from the right of that header (what the outermost trusted
@@ -145,6 +151,10 @@ export type GatewayConfig = Readonly<{
 /** Parses the environment once; a bad value throws an error naming the variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   const e = parseEnv(EnvSchema, env);
+  if (e.NODE_ENV === 'production' && !e.ID_KEY)
+    throw new Error(
+      'Invalid configuration: ID_KEY is not set and NODE_ENV is production: set ID_KEY to the secret every gateway shares (32+ characters; docs/configuration.md#shared-secrets)',
+    );
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -167,7 +177,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bullBoardWrites: e.BULL_BOARD_WRITES === 'true',
     crmBaseId: e.AIRTABLE_BASE_ID ?? (e.DATABASE_URL ? 'postgres' : 'pglite'),
     airtableBaseId: e.AIRTABLE_BASE_ID,
-    adminToken: e.ADMIN_TOKEN,
+    ...adminTokens(e),
     trustedProxyHops: e.TRUST_PROXY,
     storage: storageSettings(e),
     agencyName: e.AGENCY_NAME,

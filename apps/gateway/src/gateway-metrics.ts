@@ -21,6 +21,7 @@ export function createGatewayMetrics({
   redis,
   airtableBaseId,
   keylessWorkersKey,
+  secretDiffersKeys,
 }: {
   queue: Queue;
   timeoutMs: number;
@@ -32,6 +33,8 @@ export function createGatewayMetrics({
   airtableBaseId?: string | undefined;
   /** Where workers holding every job for want of ERASURE_KEY keep their word (`erasureKeys`). */
   keylessWorkersKey?: string | undefined;
+  /** By shared secret (ID_KEY, ERASURE_KEY): where processes whose value differs keep their word (`sharedSecretKeys`). */
+  secretDiffersKeys?: Record<string, string> | undefined;
 }) {
   const registry = new Registry();
   registry.setDefaultLabels({ app: 'gateway' });
@@ -117,6 +120,25 @@ export function createGatewayMetrics({
           this.set(await withRedisDeadline(redis.zcount(keylessWorkersKey, Date.now(), '+inf'), timeoutMs));
         } catch {
           // Stale rather than a lie.
+        }
+      },
+    });
+  }
+  if (redis && secretDiffersKeys) {
+    new Gauge({
+      name: 'forms_shared_secret_differs',
+      aggregator: 'max',
+      help: 'Processes whose shared secret (ID_KEY: gateways, ERASURE_KEY: workers) differs from the one recorded in Redis, by variable, read from Redis at scrape time',
+      labelNames: ['variable'] as const,
+      registers: [registry],
+      async collect() {
+        const now = Date.now();
+        for (const [variable, key] of Object.entries(secretDiffersKeys)) {
+          try {
+            this.set({ variable }, await withRedisDeadline(redis.zcount(key, now, '+inf'), timeoutMs));
+          } catch {
+            // Stale rather than a lie.
+          }
         }
       },
     });

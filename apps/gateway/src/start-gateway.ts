@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openObjectStorage } from '@forms/object-storage';
 import { createLogger } from '@forms/observability';
-import { assertNoEviction, boundUrl, listenOn, waitForRedis } from '@forms/runtime';
+import { assertNoEviction, boundUrl, listenOn, waitForRedis, watchSharedSecret } from '@forms/runtime';
+import { SECRET_DIFFERS_TTL_MS, secretCheckValue, secretDiffersReason, sharedSecretKeys } from '@forms/schemas';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
 import type { GatewayConfig } from './config.ts';
@@ -25,7 +26,12 @@ export async function startGateway(
       logger.fatal(err.message);
       process.exit(1);
     },
-  }: { onFatal?: (err: Error) => void } = {},
+    alsoNotReady,
+  }: {
+    onFatal?: (err: Error) => void;
+    /** Another part of this process whose readiness /readyz reports too (`pnpm start`'s worker). */
+    alsoNotReady?: (() => string | undefined) | undefined;
+  } = {},
 ): Promise<RunningGateway> {
   if (!config.idKey)
     logger.warn(
@@ -48,6 +54,18 @@ export async function startGateway(
     logger.warn(`gateway: Redis (${config.redis.mode}) is not answering; answering 503 until it is`);
     redis.once('ready', () => void checkPolicy().catch(onFatal));
   }
+  // Every gateway must derive the same ids: one whose ID_KEY differs from the recorded one is not ready and
+  // takes no submission (docs/configuration.md#shared-secrets). Checked again once Redis answers, if it did not.
+  const idKey = await watchSharedSecret({
+    redis,
+    keys: sharedSecretKeys(config.redis, config.queueName, 'ID_KEY'),
+    values: [secretCheckValue('ID_KEY', config.idKey)],
+    variable: 'ID_KEY',
+    reason: secretDiffersReason('ID_KEY', 'this gateway'),
+    logger,
+    ttlMs: SECRET_DIFFERS_TTL_MS,
+  });
+  if (!ready) redis.once('ready', () => void idKey.check());
   // Two attempts at most, each bounded by S3_TIMEOUT_MS, because a request is waiting.
   const storage = config.storage
     ? await openObjectStorage(config.storage, {
@@ -57,7 +75,16 @@ export async function startGateway(
       })
     : undefined;
   const counters = createAbuseCounters();
-  const app = createApp({ config, queue, redis, logger, storage, counters });
+  const app = createApp({
+    config,
+    queue,
+    redis,
+    logger,
+    storage,
+    counters,
+    notReady: () => idKey.notReady() ?? alsoNotReady?.(),
+    refuseSubmissions: idKey.differs,
+  });
   const server = createServer(app.callback());
   await listenOn(server, { port: config.port, host: config.host, variable: 'PORT' });
   // Once stopping, every answer closes its connection: a client keeping its connection alive would
@@ -73,6 +100,7 @@ export async function startGateway(
     async stop() {
       stopping = true;
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await idKey.close();
       await queue.close();
       redis.disconnect();
       storage?.close();

@@ -21,6 +21,8 @@ const EnvSchema = v.object({
   AIRTABLE_BASE_ID: envAirtableBaseId,
   // Who the audit trail names for this CLI's actions; the OS user when unset.
   OPS_ACTOR: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100))),
+  // Only `ops rekey ID_KEY` reads it: the new secret whose check value it records.
+  ID_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
 });
 
 export type OpsConfig = Readonly<{
@@ -32,6 +34,8 @@ export type OpsConfig = Readonly<{
   airtableBaseId: string | undefined;
   /** Who the audit trail names: OPS_ACTOR, else the OS user. */
   actor: string;
+  /** ID_KEY as set here (or by `pnpm start` in DATA_DIR), for `ops rekey ID_KEY`. */
+  idKey: string | undefined;
   /** The audit stream's and the quarantine's keys, beside the queue's. */
   keys: ReturnType<typeof opsKeys>;
   /**
@@ -56,6 +60,7 @@ export function loadConfig(given: Record<string, string | undefined>, saved?: Lo
     queueName,
     airtableBaseId: e.AIRTABLE_BASE_ID,
     actor: e.OPS_ACTOR ?? osUser(),
+    idKey: e.ID_KEY,
     keys: opsKeys(redis, queueName),
     worker: () => loadWorkerConfig(env),
   });

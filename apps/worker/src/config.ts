@@ -1,10 +1,12 @@
 import { S3_ENV_ENTRIES, type StorageSettings, storageSettings } from '@forms/object-storage';
 import {
+  adminTokens,
   ERASURE_ENV_ENTRIES,
   envAdminToken,
   envAirtableBaseId,
   envInt,
   envPort,
+  erasureSecrets,
   parseEnv,
   RETRY_POLICY,
   type RedisSettings,
@@ -48,6 +50,7 @@ const EnvSchema = v.object({
   AIRTABLE_REQUEST_TIMEOUT_MS: v.optional(envInt, '15000'),
   AIRTABLE_FAULT_PROBE_MS: v.optional(envInt, '30000'),
   ADMIN_TOKEN: envAdminToken,
+  ADMIN_TOKEN_PREVIOUS: envAdminToken,
   METRICS_PORT: v.optional(envPort),
   METRICS_HOST: v.optional(v.string(), '0.0.0.0'),
 });
@@ -78,6 +81,8 @@ export type WorkerConfig = Readonly<{
   cvUrlTtlSeconds: number;
   /** Bearer token of /admin/metrics; without it the metrics port answers 404 to everything. */
   adminToken: string | undefined;
+  /** ADMIN_TOKEN_PREVIOUS: also accepted during a rotation window, so clients move over without a 401. */
+  adminTokenPrevious: string | undefined;
   /** The worker's own metrics port (0: any free port); none when METRICS_PORT is unset. */
   metricsPort: number | undefined;
   metricsHost: string;
@@ -85,6 +90,8 @@ export type WorkerConfig = Readonly<{
   cvRetentionDays: number;
   /** The HMAC secret of erasure tombstones; unset, a worker that finds an erasure recorded holds its jobs. */
   erasureKey: string | undefined;
+  /** ERASURE_KEY_PREVIOUS: during a rotation, tombstones are read and written under it too. */
+  erasureKeyPrevious: string | undefined;
   /** How long a tombstone refuses late jobs for an erased address. */
   tombstoneDays: number;
 }>;
@@ -132,11 +139,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     airtable,
     storage: storageSettings(e),
     cvUrlTtlSeconds: e.CV_URL_TTL_SECONDS,
-    adminToken: e.ADMIN_TOKEN,
+    ...adminTokens(e),
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
     cvRetentionDays: e.CV_RETENTION_DAYS,
-    erasureKey: e.ERASURE_KEY,
+    ...erasureSecrets(e),
     tombstoneDays: e.ERASURE_TOMBSTONE_DAYS,
   });
 }

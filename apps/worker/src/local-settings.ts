@@ -39,8 +39,8 @@ export function readLocalSettings(dataDir = '.data'): LocalSettings | undefined 
 
 /**
  * `env` with `saved` (what `pnpm start` wrote, `readLocalSettings`) filled in, group by group, where `env` sets
- * nothing of that group: a Redis (REDIS_URL or REDIS_CLUSTER_NODES), a bucket (S3_BUCKET), ERASURE_KEY. What
- * is set wins; with nothing saved, `env` as it is.
+ * nothing of that group: a Redis (REDIS_URL or REDIS_CLUSTER_NODES), a bucket (S3_BUCKET), ERASURE_KEY, ID_KEY.
+ * What is set wins; with nothing saved, `env` as it is.
  */
 export function withLocalSettings(
   env: Record<string, string | undefined>,
@@ -60,5 +60,6 @@ export function withLocalSettings(
       'AWS_SECRET_ACCESS_KEY',
     ]),
     ...take(Boolean(env.ERASURE_KEY), ['ERASURE_KEY']),
+    ...take(Boolean(env.ID_KEY), ['ID_KEY']),
   };
 }

@@ -23,6 +23,7 @@ export async function serveMetrics({
   port,
   host,
   adminToken,
+  adminTokenPrevious,
   eraser,
   notReady = () => undefined,
 }: {
@@ -30,6 +31,8 @@ export async function serveMetrics({
   port: number;
   host: string;
   adminToken: string | undefined;
+  /** ADMIN_TOKEN_PREVIOUS: accepted too during a rotation window. */
+  adminTokenPrevious?: string | undefined;
   eraser?: Eraser | undefined;
   /** The worker's readiness for `/readyz`: why it is not ready, or undefined. */
   notReady?: () => string | undefined;
@@ -49,7 +52,7 @@ export async function serveMetrics({
       return;
     }
     const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (!tokenMatches(bearer, adminToken)) {
+    if (!tokenMatches(bearer, [adminToken, adminTokenPrevious])) {
       res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer realm="forms-admin"' });
       res.end('unauthorized\n');
       return;

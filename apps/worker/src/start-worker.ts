@@ -53,6 +53,7 @@ export async function startWorker(
     settings: config.redis,
     queueName: config.queueName,
     secret: config.erasureKey,
+    previousSecret: config.erasureKeyPrevious,
     logger,
   });
   // No bucket, no CVs to expire.
@@ -66,6 +67,7 @@ export async function startWorker(
       port: config.metricsPort,
       host: config.metricsHost,
       adminToken: config.adminToken,
+      adminTokenPrevious: config.adminTokenPrevious,
       eraser,
       notReady: erasureKey.notReady,
     });

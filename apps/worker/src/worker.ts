@@ -56,6 +56,7 @@ export function createWorker({
     settings: config.redis,
     queueName: config.queueName,
     secret: config.erasureKey,
+    previousSecret: config.erasureKeyPrevious,
   });
   const worker = new Worker(
     config.queueName,

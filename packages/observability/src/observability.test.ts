@@ -60,6 +60,14 @@ describe('tokenMatches', () => {
     expect(tokenMatches(undefined, 's3cret-token')).toBe(false);
     expect(tokenMatches('', '')).toBe(false);
   });
+
+  it('accepts either of two tokens in a rotation window, and no unset or empty one', () => {
+    const tokens = ['the-new-token', 'the-old-token'];
+    expect(tokenMatches('the-new-token', tokens)).toBe(true);
+    expect(tokenMatches('the-old-token', tokens)).toBe(true);
+    expect(tokenMatches('the-odd-token', tokens)).toBe(false);
+    expect(tokenMatches('', ['the-new-token', undefined, ''])).toBe(false);
+  });
 });
 
 describe('createLogger', () => {

@@ -1,5 +1,6 @@
 export { assertNoEviction, EvictionPolicyError } from './assert-no-eviction.ts';
 export { boundUrl } from './bound-url.ts';
+export { checkSharedSecret, type SecretCheck } from './check-shared-secret.ts';
 export { listenOn } from './listen-on.ts';
 export {
   AUDIT_JOB_IDS_MAX,
@@ -10,4 +11,5 @@ export {
 } from './record-ops-action.ts';
 export { stopOnSignals } from './stop-on-signals.ts';
 export { waitForRedis } from './wait-for-redis.ts';
+export { type SharedSecretWatch, watchSharedSecret } from './watch-shared-secret.ts';
 export { createWriteBatcher, type WriteBatcher } from './write-batcher.ts';

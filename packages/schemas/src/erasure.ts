@@ -9,6 +9,8 @@ import { queueKey, type RedisSettings } from './redis-settings.ts';
  */
 export const ERASURE_ENV_ENTRIES = {
   ERASURE_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
+  // The key being rotated away from: tombstones are read and written under both (docs/privacy.md#rotating-erasure_key).
+  ERASURE_KEY_PREVIOUS: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
   ERASURE_TOMBSTONE_DAYS: v.optional(
     v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(1)),
     '400',
@@ -46,6 +48,18 @@ export const KEYLESS_WORKER_TTL_MS = 30_000;
 /** What the readiness answers and `ops status` say while workers hold their jobs for want of ERASURE_KEY. */
 export function keylessWorkersReason(count: number): string {
   return `${count} worker(s) without ERASURE_KEY while an erasure is recorded: every delivery waits (retried, nothing lost); set ERASURE_KEY (the secret ops erase used) on every worker and restart them`;
+}
+
+/**
+ * ERASURE_KEY and, in a rotation window, ERASURE_KEY_PREVIOUS, as the worker and `ops erase` use them: the
+ * current one first. A previous key without a current one is refused (it would be the only key).
+ */
+export function erasureSecrets(e: { ERASURE_KEY?: string | undefined; ERASURE_KEY_PREVIOUS?: string | undefined }) {
+  if (e.ERASURE_KEY_PREVIOUS && !e.ERASURE_KEY)
+    throw new Error(
+      'Invalid configuration: ERASURE_KEY_PREVIOUS is set but ERASURE_KEY is not; set ERASURE_KEY to the new key',
+    );
+  return { erasureKey: e.ERASURE_KEY, erasureKeyPrevious: e.ERASURE_KEY_PREVIOUS };
 }
 
 /** What a job refused for an erased address keeps of its payload once the worker has blanked it. */

@@ -137,6 +137,12 @@ export const ERROR_CODES = {
     message: (_f?: string, detail = 'did not arrive in time') =>
       `The body ${detail}; send it again (from a faster connection), or send a link to the CV in "cv" instead of the file.`,
   },
+  GATEWAY_NOT_READY: {
+    status: 503,
+    error: 'gateway_not_ready',
+    message: () =>
+      "This server is not ready to take submissions (its configuration differs from the other servers'); nothing was recorded. Retry after the time in Retry-After.",
+  },
   CV_UPLOADS_BUSY: {
     status: 503,
     error: 'cv_uploads_busy',

@@ -326,11 +326,14 @@ function agentPaths(): Record<string, Json> {
         operationId: 'getReadiness',
         summary: 'Redis answers, so submissions can be accepted',
         description:
-          'Readiness: 200 when Redis answers a PING within the enqueue deadline, else 503, so a load balancer can send traffic elsewhere.',
+          "Readiness: 200 when Redis answers a PING within the enqueue deadline, else 503, so a load balancer can send traffic elsewhere; also 503, with a `reason` naming the variable, while this gateway's ID_KEY differs from the one the other gateways recorded.",
         tags: ['health'],
         responses: {
           '200': { description: 'Ready', content: json(ref('Readiness')) },
-          '503': { description: 'Redis does not answer', content: json(ref('Readiness')) },
+          '503': {
+            description: "Redis does not answer, or this gateway's ID_KEY differs from the others'",
+            content: json(ref('Readiness')),
+          },
         },
       },
     },

@@ -44,5 +44,17 @@ export const envInt = v.pipe(
 /** ADMIN_TOKEN, the admin wing's and the worker metrics' bearer token, checked alike wherever it is read. */
 export const envAdminToken = v.optional(v.pipe(v.string(), v.minLength(16, 'must be at least 16 characters')));
 
+/**
+ * ADMIN_TOKEN and ADMIN_TOKEN_PREVIOUS (both accepted during a rotation window, so no client is refused while
+ * it moves to the new token). A previous token without a current one is refused: it would be the only one.
+ */
+export function adminTokens(e: { ADMIN_TOKEN?: string | undefined; ADMIN_TOKEN_PREVIOUS?: string | undefined }) {
+  if (e.ADMIN_TOKEN_PREVIOUS && !e.ADMIN_TOKEN)
+    throw new Error(
+      'Invalid configuration: ADMIN_TOKEN_PREVIOUS is set but ADMIN_TOKEN is not; set ADMIN_TOKEN to the new token',
+    );
+  return { adminToken: e.ADMIN_TOKEN, adminTokenPrevious: e.ADMIN_TOKEN_PREVIOUS };
+}
+
 /** AIRTABLE_BASE_ID, checked alike by the worker, the gateway (readiness, metrics) and the ops CLI. */
 export const envAirtableBaseId = v.optional(v.pipe(v.string(), v.regex(/^[\w-]+$/, 'letters, digits, _ and - only')));

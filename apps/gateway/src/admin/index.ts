@@ -12,6 +12,8 @@ import { isSubmissionIdShape, submissionStatus } from './submission-status.ts';
 
 export type AdminDeps = {
   token: string;
+  /** ADMIN_TOKEN_PREVIOUS: accepted too during a rotation window. */
+  previousToken?: string | undefined;
   queue: Queue;
   redis: Redis | Cluster;
   metrics: GatewayMetrics;
@@ -33,7 +35,7 @@ export type AdminDeps = {
 export function adminWing(deps: AdminDeps): Middleware {
   const routes = adminRouter(deps).routes();
   const crossSite = refuseCrossSite();
-  const token = requireAdminToken(deps.token);
+  const token = requireAdminToken([deps.token, deps.previousToken]);
   return async function adminWing(ctx, next) {
     if (!isAdminPath(ctx.path)) return next();
     return crossSite(ctx, () => token(ctx, () => routes(ctx as Parameters<typeof routes>[0], next)));

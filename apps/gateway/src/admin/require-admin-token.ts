@@ -6,11 +6,11 @@ import { canonicalPath } from '../middleware/admin-path.ts';
  * The one credential of the admin surface, ADMIN_TOKEN, presented as a bearer token (Prometheus, curl,
  * scripts) or as the password of HTTP Basic auth (any user name): a browser cannot add a bearer header
  * to Bull Board's page loads, but it asks for and resends Basic credentials by itself. Never a cookie.
- * Compared in constant time. A 401 under /admin/queues carries a Basic challenge so the browser asks.
+ * Compared in constant time; during a rotation window ADMIN_TOKEN_PREVIOUS is accepted too. A 401 under /admin/queues carries a Basic challenge so the browser asks.
  */
-export function requireAdminToken(token: string) {
+export function requireAdminToken(tokens: readonly (string | undefined)[]) {
   return async function requireAdminToken(ctx: Context, next: Next) {
-    if (tokenMatches(presentedToken(ctx.get('authorization')), token)) return next();
+    if (tokenMatches(presentedToken(ctx.get('authorization')), tokens)) return next();
     ctx.status = 401;
     ctx.set(
       'WWW-Authenticate',

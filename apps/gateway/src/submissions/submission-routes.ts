@@ -1,6 +1,7 @@
 import { BODY_LIMITS, SUBMISSION_ENDPOINTS, type SubmissionEndpoint } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import type { Context, Middleware, Next } from 'koa';
+import { ApiError } from '../errors.ts';
 import { readJsonBody } from '../middleware/json-body.ts';
 import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
 import { requestSpan } from '../middleware/trace-requests.ts';
@@ -17,6 +18,8 @@ import { waitForReplicas } from './wait-for-replicas.ts';
 
 export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'quarantine' | 'keys' | 'claims' | 'rateLimit'> & {
   queue: Queue;
+  /** While true (this gateway's ID_KEY differs from the others'), every submission is a 503 GATEWAY_NOT_READY. */
+  refuseSubmissions?: (() => boolean) | undefined;
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -66,6 +69,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
   const otherBody = { limit: BODY_LIMITS.submissionBytes };
 
   async function submit(ctx: Context, endpoint: SubmissionEndpoint, rateLimit: ClientLimit | undefined) {
+    if (wing.refuseSubmissions?.()) throw new ApiError('GATEWAY_NOT_READY', { headers: { 'Retry-After': '5' } });
     const body = await readJsonBody(ctx, endpoint.kind === 'careers-apply' ? careersBody : otherBody);
     const answer = await acceptSubmission(deps, endpoint, {
       body,

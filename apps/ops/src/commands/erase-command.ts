@@ -27,7 +27,7 @@ export function eraseCommand(ctx: CliContext): Command {
     failed:
       'a job of theirs still running after --wait (run it again once it ends); Redis, the CRM or the bucket out of reach ' +
       '(its setting named; nothing changed); a stop half-way (by store; run it again)',
-    usage: 'no ERASURE_KEY, an address that is not one, not confirmed',
+    usage: 'no ERASURE_KEY or one that differs from the workers, an address that is not one, not confirmed',
   })
     .description('erase one person everywhere, by email (asks first; --yes to skip; --dry-run to count only)')
     .requiredOption('--email <address>', 'the address to erase (any case)')
@@ -51,13 +51,24 @@ export function eraseCommand(ctx: CliContext): Command {
       // The eraser's connections retry for ever, as the worker's do: check Redis answers first, the way every
       // other command fails fast (exit 1 with where it looked), instead of hanging a terminal.
       await withQueue(ctx, ({ redis }) => redis.ping());
-      const eraser = await openStandaloneEraser(config, ctx.config().actor);
+      let eraser: Awaited<ReturnType<typeof openStandaloneEraser>>;
+      try {
+        eraser = await openStandaloneEraser(config, ctx.config().actor);
+      } catch (err) {
+        // An ERASURE_KEY that differs from the workers': configuration, nothing erased (exit 2).
+        if (err instanceof EraseRefused) throw new UsageError(err.message);
+        throw err;
+      }
       let report: EraseReport;
       try {
         report = await eraser.erase(options.email, {
           dryRun: options.dryRun === true,
           activeWaitMs: options.wait * 1000,
         });
+      } catch (err) {
+        // As above, when the check at the erase itself finds the key differs.
+        if (err instanceof EraseRefused) throw new UsageError(err.message);
+        throw err;
       } finally {
         await eraser.close();
       }

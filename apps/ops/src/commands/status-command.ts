@@ -1,4 +1,11 @@
-import { erasureKeys, keylessWorkersReason } from '@forms/schemas';
+import {
+  erasureKeys,
+  keylessWorkersReason,
+  SHARED_SECRETS,
+  type SharedSecret,
+  secretDiffersReason,
+  sharedSecretKeys,
+} from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import { type CliContext, Command, jsonOption, print, printJson, withExitCodes, withQueue } from '../cli-context.ts';
 import { formatAge } from '../failed-job-row.ts';
@@ -9,8 +16,9 @@ const STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed', 'comple
 /**
  * `ops status`: the queue at a glance. Depth by state, the oldest waiting job's age, the CRM's shared
  * rate-limit state, throughput over the last minute (from BullMQ's own metrics, which the worker keeps),
- * the time the backlog needs at that pace, and whether deliveries are held (workers without ERASURE_KEY
- * while an erasure is recorded).
+ * the time the backlog needs at that pace, whether deliveries are held (workers without ERASURE_KEY while
+ * an erasure is recorded, or with one that differs from the recorded one), and, per shared secret, whether
+ * its check value is recorded and how many processes hold another one.
  */
 export function statusCommand(ctx: CliContext): Command {
   return withExitCodes(new Command('status'), { ok: 'shown', failed: 'Redis unreachable' })
@@ -28,6 +36,24 @@ export function statusCommand(ctx: CliContext): Command {
           queue.getWorkersCount(),
           redis.zcount(erasureKeys(config.redis, config.queueName).keylessWorkers, now, '+inf'),
         ]);
+        const secrets = Object.fromEntries(
+          await Promise.all(
+            SHARED_SECRETS.map(async (variable) => {
+              const keys = sharedSecretKeys(config.redis, config.queueName, variable);
+              const [recorded, differing] = await Promise.all([
+                redis.exists(keys.check),
+                redis.zcount(keys.differing, now, '+inf'),
+              ]);
+              return [variable, { recorded: recorded === 1, differing }] as const;
+            }),
+          ),
+        ) as Record<SharedSecret, { recorded: boolean; differing: number }>;
+        const heldBy = [
+          ...(keylessWorkers > 0 ? [keylessWorkersReason(keylessWorkers)] : []),
+          ...(secrets.ERASURE_KEY.differing > 0
+            ? [secretDiffersReason('ERASURE_KEY', `${secrets.ERASURE_KEY.differing} worker(s)`)]
+            : []),
+        ];
         const backlog =
           (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0);
         const oldestAccepted = oldest[0]?.timestamp;
@@ -35,9 +61,11 @@ export function statusCommand(ctx: CliContext): Command {
           queue: config.queueName,
           counts,
           workers,
-          deliveries: (keylessWorkers > 0
-            ? { status: 'held', reason: keylessWorkersReason(keylessWorkers) }
-            : { status: 'ok' }) as { status: 'ok' | 'held'; reason?: string },
+          deliveries: (heldBy.length > 0 ? { status: 'held', reason: heldBy.join('; ') } : { status: 'ok' }) as {
+            status: 'ok' | 'held';
+            reason?: string;
+          },
+          secrets,
           oldestWaitingSeconds: oldestAccepted ? Math.round((now - oldestAccepted) / 1000) : undefined,
           throughput,
           backlog,
@@ -54,6 +82,18 @@ export function statusCommand(ctx: CliContext): Command {
       print(ctx, `queue ${status.queue}: ${status.workers} worker connection(s)`);
       print(ctx, `  ${STATES.map((s) => `${s} ${status.counts[s] ?? 0}`).join(', ')}`);
       if (status.deliveries.reason) print(ctx, `  deliveries HELD: ${status.deliveries.reason}`);
+      print(
+        ctx,
+        `  shared secrets: ${SHARED_SECRETS.map((variable) => {
+          const { recorded, differing } = status.secrets[variable];
+          return `${variable} ${recorded ? 'recorded' : 'not recorded yet'}${differing > 0 ? `, DIFFERS in ${differing} process(es)` : ''}`;
+        }).join('; ')}`,
+      );
+      if (status.secrets.ID_KEY.differing > 0)
+        print(
+          ctx,
+          `  gateways NOT READY: ${secretDiffersReason('ID_KEY', `${status.secrets.ID_KEY.differing} gateway(s)`)}`,
+        );
       print(
         ctx,
         `  oldest waiting: ${status.oldestWaitingSeconds === undefined ? 'none' : formatAge(status.oldestWaitingSeconds)}`,

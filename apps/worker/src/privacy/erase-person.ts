@@ -33,6 +33,8 @@ export type EraseDeps = {
   storage: ObjectStorage | undefined;
   /** ERASURE_KEY. */
   secret: string;
+  /** ERASURE_KEY_PREVIOUS in a rotation window: a tombstone is written under it too, for workers not yet moved. */
+  previousSecret?: string | undefined;
   tombstoneDays: number;
   /** Who the audit trail names. */
   actor: string;
@@ -187,11 +189,16 @@ export async function erasePerson(
   let store: Store = 'Redis';
   try {
     const erasedAt = now();
-    await redis
-      .multi()
-      .set(erasureKeys(settings, queueName).tombstone(subject), String(erasedAt), 'PX', deps.tombstoneDays * 86_400_000)
-      .set(erasureKeys(settings, queueName).anyErasure, String(erasedAt), 'NX')
-      .exec();
+    const tombstones = [subject, ...(deps.previousSecret ? [erasureSubject(deps.previousSecret, email)] : [])];
+    const write = redis.multi();
+    for (const name of tombstones)
+      write.set(
+        erasureKeys(settings, queueName).tombstone(name),
+        String(erasedAt),
+        'PX',
+        deps.tombstoneDays * 86_400_000,
+      );
+    await write.set(erasureKeys(settings, queueName).anyErasure, String(erasedAt), 'NX').exec();
     await waitForActive(jobs, activeWaitMs);
 
     store = 'bucket';

@@ -1,4 +1,6 @@
 import { createObjectStorage, type ObjectStorage } from '@forms/object-storage';
+import { checkSharedSecret } from '@forms/runtime';
+import { secretCheckValue, sharedSecretKeys } from '@forms/schemas';
 import { Queue } from 'bullmq';
 import { pino } from 'pino';
 import type { WorkerConfig } from '../config.ts';
@@ -15,7 +17,9 @@ export type Eraser = {
 /**
  * `erasePerson` wired to the worker's configuration: its queue, its Redis, its CRM and bucket. Used by the
  * worker's admin route and by `ops erase`, so both erase exactly the same way. Without ERASURE_KEY every
- * call is refused (`EraseRefused`) before anything is read: no tombstone could be written.
+ * call is refused (`EraseRefused`) before anything is read: no tombstone could be written. With an
+ * ERASURE_KEY that differs from the one recorded in Redis (by the first worker or erase), alike: its
+ * tombstone would bear a name no worker looks for. The first erase records it when no worker has.
  */
 export function openEraser({
   config,
@@ -35,6 +39,7 @@ export function openEraser({
       erasableAddress(address);
       if (!config.erasureKey)
         throw new EraseRefused('ERASURE_KEY is not set: erase needs it to write the tombstone and the audit entry');
+      await refuseDifferentErasureKey(redis, config, { record: !options.dryRun });
       return erasePerson(
         {
           queue,
@@ -44,6 +49,7 @@ export function openEraser({
           crm,
           storage,
           secret: config.erasureKey,
+          previousSecret: config.erasureKeyPrevious,
           tombstoneDays: config.tombstoneDays,
           actor,
         },
@@ -64,6 +70,13 @@ export function openEraser({
  * the worker's admin route.
  */
 export async function openStandaloneEraser(config: WorkerConfig, actor: string): Promise<Eraser> {
+  // Refused before the CRM is opened (an embedded PGlite is this process's alone while open).
+  const redis = createWorkerRedis(config.redis);
+  try {
+    if (config.erasureKey) await refuseDifferentErasureKey(redis, config, { record: false });
+  } finally {
+    redis.disconnect();
+  }
   const logger = pino({ level: 'silent' });
   const crm = await openCrm(config, logger);
   const storage = config.storage ? createObjectStorage(config.storage, { maxAttempts: 3 }) : undefined;
@@ -76,4 +89,25 @@ export async function openStandaloneEraser(config: WorkerConfig, actor: string):
       storage?.close();
     },
   };
+}
+
+/**
+ * Refuses (`EraseRefused`, naming ERASURE_KEY, never the secret) when this ERASURE_KEY differs from the one
+ * recorded in Redis by the first worker or erase; with `record`, records it when none is.
+ */
+async function refuseDifferentErasureKey(
+  redis: ReturnType<typeof createWorkerRedis>,
+  config: WorkerConfig,
+  { record }: { record: boolean },
+): Promise<void> {
+  const secrets = [config.erasureKey, config.erasureKeyPrevious].filter((key): key is string => Boolean(key));
+  const agreement = await checkSharedSecret(redis, {
+    key: sharedSecretKeys(config.redis, config.queueName, 'ERASURE_KEY').check,
+    values: secrets.map((key) => secretCheckValue('ERASURE_KEY', key)),
+    record,
+  });
+  if (agreement === 'differs')
+    throw new EraseRefused(
+      "ERASURE_KEY differs from the one the workers and earlier erases recorded in Redis: its tombstone would not be found by them, so nothing was erased; set ERASURE_KEY to the workers' secret (docs/privacy.md#erasure_key-is-shared)",
+    );
 }

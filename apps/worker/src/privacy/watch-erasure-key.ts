@@ -1,5 +1,14 @@
 import { hostname } from 'node:os';
-import { erasureKeys, KEYLESS_WORKER_TTL_MS, type RedisSettings } from '@forms/schemas';
+import { watchSharedSecret } from '@forms/runtime';
+import {
+  erasureKeys,
+  KEYLESS_WORKER_TTL_MS,
+  type RedisSettings,
+  SECRET_DIFFERS_TTL_MS,
+  secretCheckValue,
+  secretDiffersReason,
+  sharedSecretKeys,
+} from '@forms/schemas';
 import type { Logger } from 'pino';
 import type { WorkerRedis } from '../create-worker-redis.ts';
 
@@ -14,13 +23,18 @@ export type ErasureKeyWatch = {
  * (`createErasureCheck`). Holding them is right; holding them silently is not. This says so in one line
  * when it starts (or when the first erase is recorded later), makes the worker not ready, and keeps its id
  * in `erasure-keyless-workers` (refreshed; gone with the worker) so the gateway's /readyz and metrics and
- * `ops status` say it too. A worker with the key does nothing here.
+ * `ops status` say it too.
+ *
+ * A worker with the key checks it against the one recorded in Redis (`watchSharedSecret`; recorded by the
+ * first worker or erase): one whose key differs holds every delivery the same way (`createErasureCheck`
+ * throws), says so once naming ERASURE_KEY, is not ready, and is counted in `secret-differs:erasure-key`.
  */
 export async function watchErasureKey({
   redis,
   settings,
   queueName,
   secret,
+  previousSecret,
   logger,
   everyMs = KEYLESS_WORKER_TTL_MS / 3,
 }: {
@@ -28,10 +42,22 @@ export async function watchErasureKey({
   settings: Pick<RedisSettings, 'prefix'>;
   queueName: string;
   secret: string | undefined;
+  /** ERASURE_KEY_PREVIOUS: in a rotation window, a recorded value of either key agrees. */
+  previousSecret?: string | undefined;
   logger: Logger;
   everyMs?: number;
 }): Promise<ErasureKeyWatch> {
-  if (secret) return { notReady: () => undefined, close: async () => {} };
+  if (secret)
+    return watchSharedSecret({
+      redis,
+      keys: sharedSecretKeys(settings, queueName, 'ERASURE_KEY'),
+      values: [secret, ...(previousSecret ? [previousSecret] : [])].map((key) => secretCheckValue('ERASURE_KEY', key)),
+      variable: 'ERASURE_KEY',
+      reason: secretDiffersReason('ERASURE_KEY', 'this worker'),
+      logger,
+      ttlMs: SECRET_DIFFERS_TTL_MS,
+      everyMs,
+    });
   const keys = erasureKeys(settings, queueName);
   const id = `${hostname()}:${process.pid}`;
   let held = false;
