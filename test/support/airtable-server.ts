@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, get as httpGet, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ARRIVED_AT, openFrontDoor } from './front-door.ts';
 import { seededRandom } from './seeded-random.ts';
 import { sleep } from './wait.ts';
 
@@ -260,7 +261,8 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       res.writeHead(found ? 200 : 404, { 'content-type': found?.type ?? 'text/plain' });
       return void res.end(found?.bytes ?? 'not found');
     }
-    const now = Date.now();
+    // When it reached the front door (its own thread), not when this busy loop got to it.
+    const now = Number(req.headers[ARRIVED_AT]) || Date.now();
     stats.requests++;
     const send = (status: number, body: unknown, headers: Record<string, string> = {}, records = 0) => {
       stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
@@ -498,7 +500,9 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  origin = `http://127.0.0.1:${port}`;
+  // Clients come in through the front door, which stamps each request's arrival on a thread of its own.
+  const door = await openFrontDoor(port);
+  origin = `http://127.0.0.1:${door.port}`;
 
   return {
     url: origin,
@@ -510,12 +514,14 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       apiKey = key;
     },
     async goOffline() {
+      await door.goOffline();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
     },
     async comeBack() {
       await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+      await door.comeBack();
     },
     lockOut(baseId, ms) {
       baseOf(baseId).lockedUntil = Date.now() + ms;
@@ -527,6 +533,7 @@ export async function startFakeAirtable(options: FakeAirtableOptions): Promise<F
       stopping.abort();
       await Promise.allSettled([...downloads]);
       for (const timer of timers) clearTimeout(timer);
+      await door.close();
       server.closeAllConnections();
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
