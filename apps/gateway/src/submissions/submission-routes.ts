@@ -1,17 +1,23 @@
-import { BODY_LIMITS, SUBMISSION_ENDPOINTS, type SubmissionEndpoint } from '@forms/schemas';
+import { BODY_LIMITS, CV_MAX_BYTES, SUBMISSION_ENDPOINTS, type SubmissionEndpoint } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import type { Context, Middleware, Next } from 'koa';
+import { ApiError } from '../errors.ts';
+import { toApiError } from '../middleware/error-handler.ts';
 import { readJsonBody } from '../middleware/json-body.ts';
 import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
 import { requestSpan } from '../middleware/trace-requests.ts';
 import { checkHost } from '../middleware/valid-host.ts';
 import { acceptSubmission, type SubmissionDeps } from './accept-submission.ts';
 import { createClaims } from './claim-submission.ts';
+import { cvFileFromUpload } from './cv/cv-file-from-upload.ts';
 import { cvUploadSlots } from './cv/cv-upload-slots.ts';
+import { refusedPage, thanksPage } from './form-pages.ts';
 import { readIdempotencyKey } from './idempotency-key.ts';
+import { isFormNavigation } from './is-form-navigation.ts';
 import { createQuarantine } from './quarantine.ts';
 import { createEnqueue } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
+import { redirectAllowlist } from './redirect-allowlist.ts';
 import { submissionKeys } from './submission-keys.ts';
 import { waitForReplicas } from './wait-for-replicas.ts';
 
@@ -58,15 +64,36 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     smallBodyBytes: BODY_LIMITS.submissionBytes,
   });
   // A careers body holds a slot while it is read: it must keep arriving (CV_UPLOAD_TIMEOUT_MS, _MIN_BYTES_PER_SECOND).
+  // A form post's CV comes as a file input, mapped onto the JSON caller's cvFile (cvFileFromUpload).
+  const cvInput = {
+    field: 'cvFile',
+    maxBytes: CV_MAX_BYTES,
+    tooLarge: () => new ApiError('CV_TOO_LARGE', { field: 'cvFile' }),
+    toValue: cvFileFromUpload,
+  };
   const careersBody = {
     limit: BODY_LIMITS.careersBytes,
     tooLarge: { code: 'CV_TOO_LARGE', field: 'cvFile.data' },
     pace: config.cvUploadPace,
   } as const;
   const otherBody = { limit: BODY_LIMITS.submissionBytes };
+  const allowedTarget = redirectAllowlist(config.formRedirectUrls);
 
-  async function submit(ctx: Context, endpoint: SubmissionEndpoint, rateLimit: ClientLimit | undefined) {
-    const body = await readJsonBody(ctx, endpoint.kind === 'careers-apply' ? careersBody : otherBody);
+  async function submit(
+    ctx: Context,
+    endpoint: SubmissionEndpoint,
+    forms: { booleans: ReadonlySet<string> },
+    rateLimit: ClientLimit | undefined,
+  ) {
+    const body = await readJsonBody(ctx, {
+      ...(endpoint.kind === 'careers-apply' ? careersBody : otherBody),
+      forms: endpoint.kind === 'careers-apply' ? { ...forms, file: cvInput } : forms,
+    });
+    // Only a form post can be a browser's navigation: a JSON body costs one look at ctx.state here.
+    const navigation = ctx.state.formPost === true && isFormNavigation(ctx);
+    if (navigation) ctx.state.submissionBody = body;
+    // A thank-you page off the allowlist is refused before anything is accepted: never an open redirect.
+    const next = navigation ? formTarget(body, '_next') : undefined;
     const answer = await acceptSubmission(deps, endpoint, {
       body,
       idempotencyKey: readIdempotencyKey(ctx.request.headers['idempotency-key']),
@@ -74,15 +101,70 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       requestId: ctx.state.requestId,
       span: requestSpan(ctx),
     });
+    if (navigation) return answerNavigation(ctx, next, endpoint.thanks);
     // What Koa would set for a JSON body, without its look-up of the type by name on every answer.
     ctx.set('Content-Type', JSON_TYPE);
     ctx.body = answer;
   }
 
+  /** The allowlisted URL in a form's `_next` or `_error` field; absent, none; off the list, a 400. */
+  function formTarget(body: unknown, field: '_next' | '_error'): URL | undefined {
+    const value = (body as Record<string, unknown>)[field];
+    if (value === undefined || value === '') return undefined;
+    const target = allowedTarget(value);
+    if (!target)
+      throw new ApiError('INVALID_FIELD', {
+        field,
+        detail: 'is not a page this gateway may redirect to (FORM_REDIRECT_URLS)',
+      });
+    return target;
+  }
+
+  /** A plain form's success: 303 to its thank-you page, else our own small one. */
+  function answerNavigation(ctx: Context, next: URL | undefined, message: string) {
+    ctx.set('Cache-Control', 'no-store');
+    if (next) {
+      ctx.status = 303;
+      ctx.set('Location', next.href);
+      return;
+    }
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = thanksPage(message);
+  }
+
+  /**
+   * A plain form's refusal: 303 back to its own page (`_error`, allowlisted) with the code and the field
+   * in the query string (never a value), else a page of ours naming the field in words, with the error's
+   * status (a 413 CV_TOO_LARGE is shown as a 413). An unexpected error stays the error handler's 500.
+   */
+  function answerRefusal(ctx: Context, endpoint: SubmissionEndpoint, err: unknown) {
+    const error = toApiError(err, ctx.state.tooLarge);
+    if (error.code === 'INTERNAL_ERROR') throw err;
+    let back: URL | undefined;
+    try {
+      back = ctx.state.submissionBody ? formTarget(ctx.state.submissionBody, '_error') : undefined;
+    } catch {
+      back = undefined;
+    }
+    ctx.set(error.headers);
+    ctx.set('Cache-Control', 'no-store');
+    if (back) {
+      back.searchParams.set('form', endpoint.kind);
+      back.searchParams.set('error', error.code);
+      if (error.field) back.searchParams.set('field', error.field);
+      ctx.status = 303;
+      ctx.set('Location', back.href);
+      return;
+    }
+    ctx.status = error.status;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = refusedPage([{ field: error.field, message: error.message }]);
+  }
+
   const routes = new Map(
     SUBMISSION_ENDPOINTS.map((endpoint) => [
       endpoint.path.toLowerCase(),
-      { endpoint, otherMethod: methodNotAllowed([endpoint.method]) },
+      { endpoint, otherMethod: methodNotAllowed([endpoint.method]), forms: { booleans: booleanFields(endpoint) } },
     ]),
   );
   return async function submissions(ctx: RoutedContext, next: Next) {
@@ -92,6 +174,17 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     ctx._matchedRoute = endpoint.path;
     ctx.state.errorStyle = endpoint.errorStyle;
     if (ctx.method !== endpoint.method) return route.otherMethod(ctx, next);
+    try {
+      await guarded(ctx, endpoint, route.forms);
+    } catch (err) {
+      // A browser's own form post (no JavaScript) is answered with a page or a redirect, whatever failed.
+      if (!isFormNavigation(ctx)) throw err;
+      answerRefusal(ctx, endpoint, err);
+    }
+  };
+
+  /** A submission's steps in order; any failure is answered by the caller (JSON, or a page for a plain form). */
+  async function guarded(ctx: Context, endpoint: SubmissionEndpoint, forms: { booleans: ReadonlySet<string> }) {
     checkHost(ctx);
     // The per-client limit before the body costs anything (and before a CV slot is taken): a client Redis
     // already refused in this window is refused from memory, whatever it sends.
@@ -99,8 +192,8 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     const waitMs = limit && deps.rateLimit.waitFor(limit.client);
     if (waitMs) throw rateLimited(deps.counters, waitMs);
     try {
-      if (endpoint.kind === 'careers-apply') await cvSlots(ctx, () => submit(ctx, endpoint, limit));
-      else await submit(ctx, endpoint, limit);
+      if (endpoint.kind === 'careers-apply') await cvSlots(ctx, () => submit(ctx, endpoint, forms, limit));
+      else await submit(ctx, endpoint, forms, limit);
     } catch (err) {
       // A bad body from a client whose window is full (counted on another gateway, or not yet refused) is
       // over the limit too: Redis is asked on this error path only.
@@ -114,7 +207,15 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       }
       throw err;
     }
-  };
+  }
+}
+
+/** The top-level fields whose schema is a plain boolean, which a form sends as "on" or "true". */
+function booleanFields(endpoint: SubmissionEndpoint): ReadonlySet<string> {
+  type Schema = { type: string; wrapped?: Schema; entries?: Record<string, Schema> };
+  const unwrap = (schema: Schema): Schema => (schema.wrapped ? unwrap(schema.wrapped) : schema);
+  const entries = (endpoint.request as unknown as Schema).entries ?? {};
+  return new Set(Object.keys(entries).filter((name) => unwrap(entries[name]!).type === 'boolean'));
 }
 
 /** A 4xx about what the client sent (its body, its media type, its size), not about the limit or a key. */
