@@ -106,8 +106,9 @@ async function readMultipart(ctx: Context, { limit, pace, booleans, file }: Form
       new Promise<void>((resolve) =>
         stream.on('end', () => {
           const bytes = Buffer.concat(chunks);
-          if (!stream.truncated && (filename !== '' || bytes.length > 0))
-            fault ??= setField(body, name, file.toValue({ filename, mimeType, bytes }));
+          // No file chosen: a browser still sends the part, with an empty file name and no bytes.
+          if (!stream.truncated && (filename || bytes.length > 0))
+            fault ??= setField(body, name, file.toValue({ filename: filename ?? '', mimeType: mimeType ?? '', bytes }));
           resolve();
         }),
       ),
