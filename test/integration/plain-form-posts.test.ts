@@ -39,7 +39,9 @@ async function navigate(path: string, body: URLSearchParams | FormData | string,
       for await (const chunk of res) chunks.push(chunk as Buffer);
       const out = new Headers();
       for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);
-      resolve(new Response(res.statusCode === 303 ? null : Buffer.concat(chunks), { status: res.statusCode!, headers: out }));
+      resolve(
+        new Response(res.statusCode === 303 ? null : Buffer.concat(chunks), { status: res.statusCode!, headers: out }),
+      );
     });
     req.on('error', reject);
     req.end(bytes);
@@ -58,7 +60,9 @@ describe('form bodies read into the JSON shape', () => {
     ];
     const bodies = await Promise.all(answers.map((res) => res.json()));
     expect(answers.map((res) => res.status)).toEqual([200, 200, 200]);
-    expect(answers.map((res) => res.headers.get('content-type'))).toEqual(Array(3).fill('application/json; charset=utf-8'));
+    expect(answers.map((res) => res.headers.get('content-type'))).toEqual(
+      Array(3).fill('application/json; charset=utf-8'),
+    );
     expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);
     const jobs = await gateway.jobs();
     const data = { email: 'ada@acme.io', name: 'Ada', message: 'Bonjour, ça va ? 1+1=2 & more' };
@@ -76,7 +80,10 @@ describe('form bodies read into the JSON shape', () => {
     );
     expect(res.status).toBe(200);
     expect((await gateway.jobs())[0]!.data).toEqual({ email: 'lee@acme.io', already_working_with_influencers: true });
-    const wrong = await post('/api/usa-signup', new URLSearchParams({ email: 'a@acme.io', already_working_with_influencers: 'yes' }));
+    const wrong = await post(
+      '/api/usa-signup',
+      new URLSearchParams({ email: 'a@acme.io', already_working_with_influencers: 'yes' }),
+    );
     expect(wrong.status).toBe(400);
     expect(await wrong.json()).toMatchObject({ code: 'INVALID_FIELD', field: 'already_working_with_influencers' });
 
@@ -112,7 +119,7 @@ describe('form bodies read into the JSON shape', () => {
       body.append('email', 'cv@acme.io');
       body.append('name', 'Ada');
       body.append('role', 'Engineer');
-      body.append('cvFile', new Blob([file], { type }), name);
+      body.append('cvFile', new Blob([new Uint8Array(file)], { type }), name);
       return body;
     };
     const ok = await post('/api/careers-apply', form(samplePdf(), 'ada.pdf', PDF_TYPE));
@@ -124,7 +131,10 @@ describe('form bodies read into the JSON shape', () => {
     expect(unknownType.status).toBe(200);
     const renamed = await post('/api/careers-apply', form(Buffer.from('MZ not a pdf'), 'cv.pdf', PDF_TYPE));
     expect(await renamed.json()).toMatchObject({ error: 'CV_CONTENT_MISMATCH', field: 'cvFile.data' });
-    const big = await post('/api/careers-apply', form(Buffer.concat([samplePdf(), Buffer.alloc(5 * 1024 * 1024)]), 'big.pdf', PDF_TYPE));
+    const big = await post(
+      '/api/careers-apply',
+      form(Buffer.concat([samplePdf(), Buffer.alloc(5 * 1024 * 1024)]), 'big.pdf', PDF_TYPE),
+    );
     expect(big.status).toBe(413);
     expect(await big.json()).toMatchObject({ error: 'CV_TOO_LARGE', field: 'cvFile' });
     // No file chosen: the browser still sends the part, with no name and no bytes; it is no CV.
@@ -200,7 +210,11 @@ describe("a browser's own form post", () => {
   });
 
   it('without a page to go back to, the refusal is our page naming the field in words, with the status', async () => {
-    const res = await post('/api/partner-webinar', new URLSearchParams({ fullName: 'Pat', workEmail: 'pat@gmail.com' }), NAVIGATE);
+    const res = await post(
+      '/api/partner-webinar',
+      new URLSearchParams({ fullName: 'Pat', workEmail: 'pat@gmail.com' }),
+      NAVIGATE,
+    );
     expect(res.status).toBe(400);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     const page = await res.text();
@@ -210,7 +224,7 @@ describe("a browser's own form post", () => {
     body.append('email', 'cv@acme.io');
     body.append('name', 'Ada');
     body.append('role', 'Engineer');
-    body.append('cvFile', new Blob([Buffer.alloc(5 * 1024 * 1024 + 1)], { type: PDF_TYPE }), 'big.pdf');
+    body.append('cvFile', new Blob([new Uint8Array(5 * 1024 * 1024 + 1)], { type: PDF_TYPE }), 'big.pdf');
     const big = await post('/api/careers-apply', body, NAVIGATE);
     expect(big.status).toBe(413);
     expect(await big.text()).toContain('<strong>CV file</strong>: The CV in &#34;cvFile&#34; is larger than 5 MiB');

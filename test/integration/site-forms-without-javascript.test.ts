@@ -154,7 +154,9 @@ describe('the demo site in Chromium with JavaScript disabled', () => {
       page.click('#careers button'),
     ]);
     expect(answer.status()).toBe(413);
-    await expect.poll(() => page.locator('li').textContent()).toContain('CV file: The CV in "cvFile" is larger than 5 MiB');
+    await expect
+      .poll(() => page.locator('li').textContent())
+      .toContain('CV file: The CV in "cvFile" is larger than 5 MiB');
     await drained();
     expect(await rowsFor(email)).toEqual([]);
     await page.close();

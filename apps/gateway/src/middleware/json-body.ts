@@ -3,8 +3,8 @@ import bourne from '@hapi/bourne';
 import type { Context, Next } from 'koa';
 import { ApiError } from '../errors.ts';
 import { createShapeScanner } from './json-shape.ts';
-import { FORM_TYPES, type FormBodyOptions, readFormBody } from './read-form-body.ts';
 import { type BodyPace, readBody } from './read-body.ts';
+import { FORM_TYPES, type FormBodyOptions, readFormBody } from './read-form-body.ts';
 
 /** `application/<anything>+json`, which is read as JSON too. */
 const JSON_SUFFIX_TYPE = /^application\/[\w.+-]+\+json$/;

@@ -1,5 +1,5 @@
-import { BODY_LIMITS } from '@forms/schemas';
 import { Busboy, type BusboyHeaders } from '@fastify/busboy';
+import { BODY_LIMITS } from '@forms/schemas';
 import type { Context } from 'koa';
 import { ApiError } from '../errors.ts';
 import { type BodyPace, readBody } from './read-body.ts';
@@ -10,7 +10,7 @@ export const FORM_TYPES: ReadonlySet<string> = new Set(['application/x-www-form-
 const AMPERSAND = 0x26;
 
 /** A file input the route takes (careers: `cvFile`), with its own size limit and its mapping onto the body. */
-export type FormFile = {
+type FormFile = {
   field: string;
   maxBytes: number;
   /** The error for a file past `maxBytes` (careers: 413 CV_TOO_LARGE). */

@@ -24,7 +24,7 @@ export function refusedPage(problems: readonly { field?: string | undefined; mes
 const WORDS: Record<string, string> = { cvFile: 'CV file', cv: 'CV link', linkedin: 'LinkedIn' };
 
 /** `workEmail` → "Work email", `cvFile.data` → "CV file": the form's field as a person reads it. */
-export function fieldInWords(field: string): string {
+function fieldInWords(field: string): string {
   const name = field.split('.')[0]!;
   if (WORDS[name]) return WORDS[name];
   const words = name

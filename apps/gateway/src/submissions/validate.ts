@@ -46,7 +46,9 @@ function normalizeOutput(value: unknown): unknown {
  */
 export function parseOrThrow<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
   if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw new ApiError('INVALID_JSON', { detail: `is ${kindOf(body)}, not an object; send the fields as one {...} object` });
+    throw new ApiError('INVALID_JSON', {
+      detail: `is ${kindOf(body)}, not an object; send the fields as one {...} object`,
+    });
   const result = v.safeParse(schema, body, { abortPipeEarly: true });
   if (!result.success) throw issueToError(result.issues[0]);
   return normalizeOutput(result.output) as v.InferOutput<S>;
