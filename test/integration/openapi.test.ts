@@ -100,7 +100,11 @@ describe('every answer of the HTTP surface validates against /openapi.json', () 
       expect((await http(url, { method: 'GET' })).status).toBe(405);
       // The same body as a plain form's, in both media types the operation lists (issue 48).
       const content = spec.paths[e.path][e.method.toLowerCase()].requestBody.content;
-      expect(Object.keys(content)).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+      expect(Object.keys(content)).toEqual([
+        'application/json',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+      ]);
       const fields = Object.entries(validBody(e.kind, `oa-form-${Date.now()}`)).filter(([k]) => k !== 'cvFile');
       const form = new URLSearchParams(fields.map(([k, v]) => [k, String(v)]));
       expect((await http(url, { method: e.method, body: form })).status, e.path).toBe(200);
