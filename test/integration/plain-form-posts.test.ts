@@ -231,3 +231,44 @@ describe("a browser's own form post", () => {
     expect(await gateway.jobCount()).toBe(0);
   });
 });
+
+describe('the per-client limit, for every encoding', () => {
+  it('counts form posts with JSON ones, and a person over it gets a page with Retry-After', async () => {
+    const limited = await startTestGateway(inject('redisUrl'), { RATE_LIMIT_REQUESTS: '2' });
+    try {
+      const url = `${limited.url}/api/contact`;
+      const json = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"email":"a@acme.io"}',
+      });
+      const form = await fetch(url, { method: 'POST', body: new URLSearchParams({ email: 'a@acme.io' }) });
+      expect([json.status, form.status]).toEqual([200, 200]);
+      const multipart = new FormData();
+      multipart.append('email', 'a@acme.io');
+      const over = await fetch(url, { method: 'POST', body: multipart });
+      expect(over.status).toBe(429);
+      expect(await over.json()).toMatchObject({ code: 'RATE_LIMITED' });
+      const person = await new Promise<{ status: number; retryAfter: unknown; text: string }>((resolve, reject) => {
+        const body = 'email=a%40acme.io';
+        const req = request(url, {
+          method: 'POST',
+          headers: { ...NAVIGATE, 'content-type': 'application/x-www-form-urlencoded', 'content-length': body.length },
+        });
+        req.on('response', async (res) => {
+          let text = '';
+          for await (const chunk of res) text += chunk;
+          resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], text });
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(person.status).toBe(429);
+      expect(Number(person.retryAfter)).toBeGreaterThan(0);
+      expect(person.text).toContain('Too many requests');
+      expect(await limited.jobCount()).toBe(2);
+    } finally {
+      await limited.stop();
+    }
+  });
+});

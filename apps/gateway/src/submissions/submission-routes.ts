@@ -27,6 +27,9 @@ export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'quarantine' |
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** What a route's body is read with (readJsonBody): its limit, and how a form post is read. */
+type BodyOptions = Parameters<typeof readJsonBody>[1];
+
 /** How observeRequests names the route in its metrics (the property @koa/router sets on the other routes). */
 type RoutedContext = Context & { _matchedRoute?: string };
 
@@ -63,7 +66,6 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     perClient: config.cvUploadSlotsPerClient,
     smallBodyBytes: BODY_LIMITS.submissionBytes,
   });
-  // A careers body holds a slot while it is read: it must keep arriving (CV_UPLOAD_TIMEOUT_MS, _MIN_BYTES_PER_SECOND).
   // A form post's CV comes as a file input, mapped onto the JSON caller's cvFile (cvFileFromUpload).
   const cvInput = {
     field: 'cvFile',
@@ -71,6 +73,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     tooLarge: () => new ApiError('CV_TOO_LARGE', { field: 'cvFile' }),
     toValue: cvFileFromUpload,
   };
+  // A careers body holds a slot while it is read: it must keep arriving (CV_UPLOAD_TIMEOUT_MS, _MIN_BYTES_PER_SECOND).
   const careersBody = {
     limit: BODY_LIMITS.careersBytes,
     tooLarge: { code: 'CV_TOO_LARGE', field: 'cvFile.data' },
@@ -82,13 +85,10 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
   async function submit(
     ctx: Context,
     endpoint: SubmissionEndpoint,
-    forms: { booleans: ReadonlySet<string> },
+    bodyOptions: BodyOptions,
     rateLimit: ClientLimit | undefined,
   ) {
-    const body = await readJsonBody(ctx, {
-      ...(endpoint.kind === 'careers-apply' ? careersBody : otherBody),
-      forms: endpoint.kind === 'careers-apply' ? { ...forms, file: cvInput } : forms,
-    });
+    const body = await readJsonBody(ctx, bodyOptions);
     // Only a form post can be a browser's navigation: a JSON body costs one look at ctx.state here.
     const navigation = ctx.state.formPost === true && isFormNavigation(ctx);
     if (navigation) ctx.state.submissionBody = body;
@@ -164,7 +164,14 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
   const routes = new Map(
     SUBMISSION_ENDPOINTS.map((endpoint) => [
       endpoint.path.toLowerCase(),
-      { endpoint, otherMethod: methodNotAllowed([endpoint.method]), forms: { booleans: booleanFields(endpoint) } },
+      {
+        endpoint,
+        otherMethod: methodNotAllowed([endpoint.method]),
+        // Made once: the hot path allocates no options object per request.
+        body: (endpoint.kind === 'careers-apply'
+          ? { ...careersBody, forms: { booleans: booleanFields(endpoint), file: cvInput } }
+          : { ...otherBody, forms: { booleans: booleanFields(endpoint) } }) as BodyOptions,
+      },
     ]),
   );
   return async function submissions(ctx: RoutedContext, next: Next) {
@@ -175,39 +182,40 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     ctx.state.errorStyle = endpoint.errorStyle;
     if (ctx.method !== endpoint.method) return route.otherMethod(ctx, next);
     try {
-      await guarded(ctx, endpoint, route.forms);
+      checkHost(ctx);
+      // The per-client limit before the body costs anything (and before a CV slot is taken): a client Redis
+      // already refused in this window is refused from memory, whatever it sends.
+      const limit = deps.rateLimit.forClient(ctx.ip);
+      const waitMs = limit && deps.rateLimit.waitFor(limit.client);
+      if (waitMs) throw rateLimited(deps.counters, waitMs);
+      try {
+        if (endpoint.kind === 'careers-apply') await cvSlots(ctx, () => submit(ctx, endpoint, route.body, limit));
+        else await submit(ctx, endpoint, route.body, limit);
+      } catch (err) {
+        // A bad body from a client whose window is full (counted on another gateway, or not yet refused) is
+        // over the limit too: Redis is asked on this error path only.
+        if (limit && isBodyFault(err)) {
+          const key = deps.keys.rateLimit(limit.client);
+          const left = await fullWindowFor(wing.redis, key, limit.requests, config.enqueueTimeoutMs);
+          if (left) {
+            deps.rateLimit.refused(limit.client, left);
+            throw rateLimited(deps.counters, left);
+          }
+        }
+        throw err;
+      }
     } catch (err) {
       // A browser's own form post (no JavaScript) is answered with a page or a redirect, whatever failed.
       if (!isFormNavigation(ctx)) throw err;
       answerRefusal(ctx, endpoint, err);
     }
   };
+}
 
-  /** A submission's steps in order; any failure is answered by the caller (JSON, or a page for a plain form). */
-  async function guarded(ctx: Context, endpoint: SubmissionEndpoint, forms: { booleans: ReadonlySet<string> }) {
-    checkHost(ctx);
-    // The per-client limit before the body costs anything (and before a CV slot is taken): a client Redis
-    // already refused in this window is refused from memory, whatever it sends.
-    const limit = deps.rateLimit.forClient(ctx.ip);
-    const waitMs = limit && deps.rateLimit.waitFor(limit.client);
-    if (waitMs) throw rateLimited(deps.counters, waitMs);
-    try {
-      if (endpoint.kind === 'careers-apply') await cvSlots(ctx, () => submit(ctx, endpoint, forms, limit));
-      else await submit(ctx, endpoint, forms, limit);
-    } catch (err) {
-      // A bad body from a client whose window is full (counted on another gateway, or not yet refused) is
-      // over the limit too: Redis is asked on this error path only.
-      if (limit && isBodyFault(err)) {
-        const key = deps.keys.rateLimit(limit.client);
-        const left = await fullWindowFor(wing.redis, key, limit.requests, config.enqueueTimeoutMs);
-        if (left) {
-          deps.rateLimit.refused(limit.client, left);
-          throw rateLimited(deps.counters, left);
-        }
-      }
-      throw err;
-    }
-  }
+/** A 4xx about what the client sent (its body, its media type, its size), not about the limit or a key. */
+function isBodyFault(err: unknown): boolean {
+  const status = (err as { status?: unknown })?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 && status !== 409 && status !== 429;
 }
 
 /** The top-level fields whose schema is a plain boolean, which a form sends as "on" or "true". */
@@ -216,10 +224,4 @@ function booleanFields(endpoint: SubmissionEndpoint): ReadonlySet<string> {
   const unwrap = (schema: Schema): Schema => (schema.wrapped ? unwrap(schema.wrapped) : schema);
   const entries = (endpoint.request as unknown as Schema).entries ?? {};
   return new Set(Object.keys(entries).filter((name) => unwrap(entries[name]!).type === 'boolean'));
-}
-
-/** A 4xx about what the client sent (its body, its media type, its size), not about the limit or a key. */
-function isBodyFault(err: unknown): boolean {
-  const status = (err as { status?: unknown })?.status;
-  return typeof status === 'number' && status >= 400 && status < 500 && status !== 409 && status !== 429;
 }
