@@ -48,6 +48,16 @@ async function navigate(path: string, body: URLSearchParams | FormData | string,
   });
 }
 
+/** A careers application with its CV as a file input. */
+function form(file: Buffer, name: string, type: string) {
+  const body = new FormData();
+  body.append('email', 'cv@acme.io');
+  body.append('name', 'Ada');
+  body.append('role', 'Engineer');
+  body.append('cvFile', new Blob([new Uint8Array(file)], { type }), name);
+  return body;
+}
+
 describe('form bodies read into the JSON shape', () => {
   it('urlencoded, multipart and JSON queue the same job and get the same JSON answer', async () => {
     const fields = { email: ' Ada@Acme.IO ', name: 'Ada', message: 'Bonjour, ça va ? 1+1=2 & more', extra: 'dropped' };
@@ -114,14 +124,6 @@ describe('form bodies read into the JSON shape', () => {
   });
 
   it('a CV as a file input is checked as the base64 field is: sniffed, and refused past 5 MiB with 413', async () => {
-    const form = (file: Buffer, name: string, type: string) => {
-      const body = new FormData();
-      body.append('email', 'cv@acme.io');
-      body.append('name', 'Ada');
-      body.append('role', 'Engineer');
-      body.append('cvFile', new Blob([new Uint8Array(file)], { type }), name);
-      return body;
-    };
     const ok = await post('/api/careers-apply', form(samplePdf(), 'ada.pdf', PDF_TYPE));
     expect(ok.status).toBe(200);
     // No bucket in this test: the CV passed every check and the answer says it could not be kept.
@@ -141,6 +143,22 @@ describe('form bodies read into the JSON shape', () => {
     const none = await post('/api/careers-apply', form(Buffer.alloc(0), '', 'application/octet-stream'));
     expect(await none.json()).toMatchObject({ success: true, cvUploadFailed: false });
     expect(await gateway.jobCount()).toBe(3);
+  });
+
+  it('a multipart body cut short inside the CV file is a 400, and the gateway goes on', async () => {
+    const whole = new Request('http://x/', { method: 'POST', body: form(samplePdf(100_000), 'cv.pdf', PDF_TYPE) });
+    const bytes = Buffer.from(await whole.arrayBuffer());
+    for (const end of [bytes.length - 10, Math.floor(bytes.length / 2), 700]) {
+      const res = await fetch(`${gateway.url}/api/careers-apply`, {
+        method: 'POST',
+        headers: { 'content-type': whole.headers.get('content-type')! },
+        body: bytes.subarray(0, end),
+      });
+      expect({ end, status: res.status }).toEqual({ end, status: 400 });
+      expect(await res.json()).toMatchObject({ error: 'INVALID_FORM' });
+    }
+    expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
+    expect(await gateway.jobCount()).toBe(0);
   });
 });
 

@@ -93,6 +93,10 @@ async function readMultipart(ctx: Context, { limit, pace, booleans, file }: Form
     else fault ??= setField(body, name, value);
   });
   parser.on('file', (name, stream, filename, _encoding, mimeType) => {
+    // A body cut short inside a file is the parser's error too: the file's own is only noted, never thrown.
+    stream.on('error', () => {
+      fault ??= new ApiError('INVALID_FORM', { detail: 'ends inside a file' });
+    });
     if (!file || name !== file.field) {
       stream.resume();
       return;
@@ -103,15 +107,16 @@ async function readMultipart(ctx: Context, { limit, pace, booleans, file }: Form
       fault ??= file.tooLarge();
     });
     files.push(
-      new Promise<void>((resolve) =>
+      new Promise<void>((resolve) => {
+        stream.on('error', () => resolve());
         stream.on('end', () => {
           const bytes = Buffer.concat(chunks);
           // No file chosen: a browser still sends the part, with an empty file name and no bytes.
           if (!stream.truncated && (filename || bytes.length > 0))
             fault ??= setField(body, name, file.toValue({ filename: filename ?? '', mimeType: mimeType ?? '', bytes }));
           resolve();
-        }),
-      ),
+        });
+      }),
     );
   });
   parser.on('partsLimit', () => {
