@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { hostileRawJson } from '../support/body-arbitrary.ts';
+import { hostileForm, hostileRawJson } from '../support/body-arbitrary.ts';
 import { startJudgedGateway } from '../support/judged-gateway.ts';
 
 // Issue 10, fuzzing: bodies generated from each endpoint's schema and made hostile (wrong types, missing
@@ -31,6 +31,26 @@ describe('fuzzed submission bodies', () => {
     }
     problems.push(...(await judged.queued()));
     console.info(`fuzz: ${RUNS} per endpoint, ${JSON.stringify(judged.tally)}`);
+    expect(problems.slice(0, 10)).toEqual([]);
+  }, 900_000);
+
+  // Issue 48: the same for form posts (urlencoded and multipart), hostile ones included: too many fields,
+  // names nested past the limit, prototype paths, multipart cut short or with the wrong boundary.
+  it('as forms, are a 4xx with a code or a 200, never a 5xx, and nothing invalid is queued', async () => {
+    const problems: string[] = [];
+    for (const op of judged.oracle.operations) {
+      await fc.assert(
+        fc.asyncProperty(hostileForm(op.schema, { skip: ['cvFile'] }), async (form) => {
+          const found = await judged.sendForm(op, form);
+          problems.push(...found);
+          return found.length === 0;
+        }),
+        { numRuns: RUNS, interruptAfterTimeLimit: Math.max(20_000, RUNS * 150), endOnFailure: true },
+      );
+    }
+    problems.push(...(await judged.queued()));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    console.info(`fuzz (forms): ${RUNS} per endpoint, ${JSON.stringify(judged.tally)}`);
     expect(problems.slice(0, 10)).toEqual([]);
   }, 900_000);
 });

@@ -98,6 +98,20 @@ describe('every answer of the HTTP surface validates against /openapi.json', () 
         (await http(url, { method: e.method, headers: { 'content-type': 'text/plain' }, body: 'hi' })).status,
       ).toBe(415);
       expect((await http(url, { method: 'GET' })).status).toBe(405);
+      // The same body as a plain form's, in both media types the operation lists (issue 48).
+      const content = spec.paths[e.path][e.method.toLowerCase()].requestBody.content;
+      expect(Object.keys(content)).toEqual([
+        'application/json',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+      ]);
+      const fields = Object.entries(validBody(e.kind, `oa-form-${Date.now()}`)).filter(([k]) => k !== 'cvFile');
+      const form = new URLSearchParams(fields.map(([k, v]) => [k, String(v)]));
+      expect((await http(url, { method: e.method, body: form })).status, e.path).toBe(200);
+      const multipart = new FormData();
+      for (const [k, v] of fields) multipart.append(k, String(v));
+      expect((await http(url, { method: e.method, body: multipart })).status, e.path).toBe(200);
+      expect((await http(url, { method: e.method, body: new URLSearchParams({ x: '1' }) })).status).toBe(400);
     }
   });
 

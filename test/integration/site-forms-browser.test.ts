@@ -148,6 +148,8 @@ describe('the demo site in headless Chromium, cross-origin to the gateway', () =
     await page.click('#signup button');
     await expect.poll(() => page.locator('#signup-email-error').textContent()).toMatch(/must be a work address/);
     expect(await page.getAttribute('#signup [name=email]', 'aria-invalid')).toBe('true');
+    // The status line ends: it used to stay at "Sending…" after a refused field.
+    expect(await page.locator('#signup .status').textContent()).toBe('Not sent: see the field marked.');
     expect(calls.filter((c) => c.method === 'POST')).toMatchObject([{ path: '/api/cpa-signup', status: 400 }]);
 
     // The webinar names its field workEmail; the error goes beside that field, not a generic "email".

@@ -157,12 +157,20 @@ describe('submission routes: rejections enqueue nothing', () => {
     await expectRejected(await send('/api/careers-apply', 'not json'), 'INVALID_JSON', { simple: true });
   });
 
-  it('UNSUPPORTED_MEDIA_TYPE for a body that is not JSON', async () => {
-    await expectRejected(
-      await send('/api/contact', 'email=a@b.co', { headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+  it('UNSUPPORTED_MEDIA_TYPE for a body that is neither JSON nor a form', async () => {
+    const body = await expectRejected(
+      await send('/api/contact', 'email=a@b.co', { headers: { 'content-type': 'text/plain' } }),
       'UNSUPPORTED_MEDIA_TYPE',
     );
+    expect(body.message).toContain('application/x-www-form-urlencoded');
     await expectRejected(await send('/api/contact', '{}', { headers: {} }), 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('INVALID_FORM for a form of more fields than a body may hold, or multipart without a boundary', async () => {
+    const form = { headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+    await expectRejected(await send('/api/contact', `email=a%40acme.io${'&x='.repeat(1_000)}`, form), 'INVALID_FORM');
+    const noBoundary = { headers: { 'content-type': 'multipart/form-data' } };
+    await expectRejected(await send('/api/contact', 'email=a@acme.io', noBoundary), 'INVALID_FORM');
   });
 
   it('PAYLOAD_TOO_LARGE past the route limit', async () => {
@@ -273,6 +281,10 @@ describe('submission routes: accepted', () => {
       WORK_EMAIL_REQUIRED: () => send('/api/cpa-signup', { email: 'someone@gmail.com' }),
       INVALID_FIELD: () => send('/api/contact', { email: 'a@acme.io', name: 'x'.repeat(201) }),
       INVALID_JSON: () => send('/api/contact', '{"email": '),
+      INVALID_FORM: () =>
+        send('/api/contact', 'email=a%40acme.io'.padEnd(5_000, '&'), {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
       UNSUPPORTED_MEDIA_TYPE: () => send('/api/contact', '{}', { headers: {} }),
       PAYLOAD_TOO_LARGE: () => send('/api/contact', { email: 'a@acme.io', message: 'x'.repeat(20_000) }),
       METHOD_NOT_ALLOWED: () => fetch(`${gateway.url}/api/contact`, { method: 'GET' }),

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { awkwardText } from './awkward-text.ts';
+import { type EncodedForm, encodeForm, type FormEncoding, formSafeName, wellFormed } from './form-encoding.ts';
 
 type Json = Record<string, any>;
 
@@ -150,5 +151,109 @@ export function hostileRawJson(schema: Json, { skip = [] as string[] } = {}): fc
         .tuple(rawJson(bodyFor(schema, { skip })), fc.nat())
         .map(([text, cut]) => text.slice(0, cut % Math.max(1, text.length))),
     },
+  );
+}
+
+/** A body as a form carries it: the fields a form can send, and the object the gateway reads them into. */
+export type FormSample = { encoding: FormEncoding; fields: [string, string][]; read: Record<string, unknown> };
+
+/**
+ * A body drawn as bodyFor draws it, posted as a form in either encoding, with the object the documented
+ * convention reads it into (docs/site-forms.md#plain-html-forms): every value a string (a boolean as
+ * "true"/"false", a number as its digits; null, arrays and objects are left out, a form cannot send them),
+ * lone surrogates as U+FFFD (UTF-8), and on a plain-boolean field "true"/"on" and "false"/"off" read as
+ * booleans, an empty value as absent. The contract check judges `read` by the document.
+ */
+export function formBodyFor(schema: Json, { skip = [] as string[] } = {}): fc.Arbitrary<FormSample> {
+  const booleans = new Set(
+    Object.entries<Json>(schema.properties ?? {})
+      .filter(([, property]) => property.type === 'boolean')
+      .map(([name]) => name),
+  );
+  return fc
+    .tuple(bodyFor(schema, { skip }), fc.constantFrom<FormEncoding>('urlencoded', 'multipart'))
+    .map(([body, encoding]) => {
+      const fields: [string, string][] = [];
+      const read: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(body)) {
+        if (!formSafeName(name) || name.includes('.')) continue;
+        if (typeof value !== 'string' && typeof value !== 'boolean' && typeof value !== 'number') continue;
+        const text = String(value);
+        fields.push([name, text]);
+        const word = text.trim().toLowerCase();
+        if (!booleans.has(name)) read[name] = wellFormed(text);
+        else if (word === 'true' || word === 'on') read[name] = true;
+        else if (word === 'false' || word === 'off') read[name] = false;
+        else if (word !== '') read[name] = wellFormed(text);
+      }
+      return { encoding, fields, read };
+    });
+}
+
+/**
+ * Form bodies meant to hurt: schema-shaped ones with a hostile value, more fields than a body may hold,
+ * names nested past the depth limit, `__proto__` and `constructor` paths, multipart cut short, with a
+ * boundary that is not the one declared or none at all, and bytes that are no form.
+ */
+export function hostileForm(schema: Json, { skip = [] as string[] } = {}): fc.Arbitrary<EncodedForm> {
+  const names = Object.keys(schema.properties ?? {}).filter((n) => !skip.includes(n));
+  const encoding = fc.constantFrom<FormEncoding>('urlencoded', 'multipart');
+  const hostileValue = fc.constantFrom(
+    'x'.repeat(100_000),
+    '😀'.repeat(30_000),
+    '\u0000'.repeat(1_000),
+    '\ud800'.repeat(1_000),
+    '%00%ZZ%',
+    '\r\n--',
+  );
+  const oneHostileField = fc
+    .tuple(formBodyFor(schema, { skip }), fc.constantFrom(...names), hostileValue)
+    .map(([sample, name, value]) => encodeForm([...sample.fields, [name, value]], sample.encoding));
+  const tooMany = fc
+    .tuple(fc.integer({ min: 990, max: 1_200 }), encoding)
+    .map(([count, enc]) =>
+      encodeForm([['email', 'a@acme.io'], ...Array.from({ length: count }, (_, i) => [`x${i}`, ''] as const)], enc),
+    );
+  const deep = fc
+    .tuple(fc.integer({ min: 20, max: 60 }), fc.constantFrom(...names), encoding)
+    .map(([depth, name, enc]) =>
+      encodeForm(
+        [
+          [`${name}${'.a'.repeat(depth)}`, 'x'],
+          ['email', 'a@acme.io'],
+        ],
+        enc,
+      ),
+    );
+  const pollution = fc
+    .tuple(
+      fc.constantFrom('__proto__.polluted', 'constructor.prototype.polluted', '__proto__', 'email.__proto__'),
+      encoding,
+    )
+    .map(([name, enc]) =>
+      encodeForm(
+        [
+          ['email', 'a@acme.io'],
+          [name, 'yes'],
+        ],
+        enc,
+      ),
+    );
+  const broken = fc
+    .tuple(formBodyFor(schema, { skip }), fc.nat(), fc.constantFrom('cut', 'no-boundary', 'other-boundary', 'junk'))
+    .map(([sample, cut, how]) => {
+      const form = encodeForm(sample.fields, 'multipart');
+      if (how === 'cut') return { ...form, body: form.body.subarray(0, cut % Math.max(1, form.body.length)) };
+      if (how === 'no-boundary') return { ...form, contentType: 'multipart/form-data' };
+      if (how === 'other-boundary') return { ...form, contentType: 'multipart/form-data; boundary=nope' };
+      return { contentType: 'application/x-www-form-urlencoded', body: Buffer.from([0xff, 0xfe, 0x26, 0x3d, 0x25]) };
+    });
+  return fc.oneof(
+    { weight: 3, arbitrary: formBodyFor(schema, { skip }).map((s) => encodeForm(s.fields, s.encoding)) },
+    { weight: 3, arbitrary: oneHostileField },
+    { weight: 1, arbitrary: tooMany },
+    { weight: 1, arbitrary: deep },
+    { weight: 1, arbitrary: pollution },
+    { weight: 2, arbitrary: broken },
   );
 }

@@ -108,6 +108,17 @@ export function documentOracle(doc: Json) {
       } catch {
         return { accept: false, status: 400, reason: 'not JSON' };
       }
+      return this.judgeBody(op, body);
+    },
+    /**
+     * A form post, judged as the document states it: the limit on the bytes sent, then the schema on the
+     * object the documented form convention reads them into (`read`, made by the test as the guide says).
+     */
+    judgeForm(op: Operation, bytes: number, read: unknown): Verdict {
+      if (bytes > op.bodyLimit) return { accept: false, status: 413, reason: 'over the body limit' };
+      return this.judgeBody(op, read);
+    },
+    judgeBody(op: Operation, body: unknown): Verdict {
       if (depthOf(body) > maxDepth) return { accept: false, status: 400, reason: `nested deeper than ${maxDepth}` };
       if (membersOf(body) > maxMembers) return { accept: false, status: 400, reason: `over ${maxMembers} members` };
       const validate = validators.get(op)!;

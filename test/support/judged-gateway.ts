@@ -4,7 +4,8 @@ import { ERROR_CODES, JOBS, type JobName } from '@forms/schemas';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import * as v from 'valibot';
-import { documentOracle, type Operation } from './document-oracle.ts';
+import { documentOracle, type Operation, type Verdict } from './document-oracle.ts';
+import type { EncodedForm } from './form-encoding.ts';
 import { postRaw } from './post-raw.ts';
 import { startTestGateway } from './test-gateway.ts';
 
@@ -26,7 +27,12 @@ function stringsOf(value: unknown): string[] {
  */
 export async function startJudgedGateway(redisUrl: string) {
   const queueName = `judged-${randomUUID()}`;
-  const gateway: RunningGateway = await startTestGateway(redisUrl, { QUEUE_NAME: queueName }, { selfBaseUrl: true });
+  // The per-client limit off: a property test sends thousands of bodies from one address, and a 429 judges nothing.
+  const gateway: RunningGateway = await startTestGateway(
+    redisUrl,
+    { QUEUE_NAME: queueName, RATE_LIMIT_REQUESTS: '0' },
+    { selfBaseUrl: true },
+  );
   const doc = JSON.parse((await postRaw(`${gateway.url}/openapi.json`, { method: 'GET' })).text);
   const oracle = documentOracle(doc);
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
@@ -34,33 +40,54 @@ export async function startJudgedGateway(redisUrl: string) {
   let acknowledged = 0;
   const tally = { accepted: 0, refused: 0, byStatus: {} as Record<number, number> };
 
-  async function send(op: Operation, raw: string): Promise<string[]> {
-    const verdict = oracle.judge(op, raw);
+  function send(op: Operation, raw: string): Promise<string[]> {
+    return post(op, 'application/json', raw, oracle.judge(op, raw));
+  }
+
+  /**
+   * A form post: judged as the document says when `read` (the object the form convention makes of it) is
+   * given, else only held to "a 4xx with a code or a 200, never a 5xx" (a hostile form).
+   */
+  function sendForm(op: Operation, form: EncodedForm, read?: unknown): Promise<string[]> {
+    const verdict = read === undefined ? undefined : oracle.judgeForm(op, form.body.length, read);
+    return post(op, form.contentType, form.body, verdict);
+  }
+
+  async function post(
+    op: Operation,
+    type: string,
+    raw: string | Buffer,
+    verdict: Verdict | undefined,
+  ): Promise<string[]> {
     const res = await postRaw(`${gateway.url}${op.path}`, {
       method: op.method,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': type },
       body: raw,
     });
     const { text } = res;
     tally.byStatus[res.status] = (tally.byStatus[res.status] ?? 0) + 1;
-    const where = `${op.method} ${op.path} ${raw.length > 300 ? `${raw.slice(0, 300)}… (${raw.length} chars)` : raw}`;
+    const shown = typeof raw === 'string' ? raw : `(${type}) ${raw.toString('latin1')}`;
+    const where = `${op.method} ${op.path} ${shown.length > 300 ? `${shown.slice(0, 300)}… (${shown.length} chars)` : shown}`;
     if (res.status === 200) {
       acknowledged++;
       tally.accepted++;
     } else tally.refused++;
     if (res.status >= 500) return [`${where}: ${res.status} ${text.slice(0, 300)}`];
+    if (!verdict) return res.status === 200 ? [] : knownCode(where, res.status, text);
     if (verdict.accept && res.status !== 200)
       return [`${where}: the document accepts it, the gateway answered ${res.status} ${text.slice(0, 300)}`];
     if (!verdict.accept && res.status === 200)
       return [`${where}: the document refuses it (${verdict.reason}), the gateway answered 200`];
     if (!verdict.accept && res.status !== verdict.status)
       return [`${where}: expected ${verdict.status} (${verdict.reason}), got ${res.status} ${text.slice(0, 300)}`];
-    if (res.status !== 200) {
-      const body = JSON.parse(text) as { code?: string; error?: string; message?: string };
-      const code = body.code ?? body.error;
-      if (!code || !(code in ERROR_CODES) || !body.message)
-        return [`${where}: a ${res.status} without a known code: ${text}`];
-    }
+    return res.status === 200 ? [] : knownCode(where, res.status, text);
+  }
+
+  function knownCode(where: string, status: number, text: string): string[] {
+    const body = JSON.parse(text) as { code?: string; error?: string; message?: string };
+    const code = body.code ?? body.error;
+    if (!code || !(code in ERROR_CODES) || !body.message)
+      return [`${where}: a ${status} without a known code: ${text}`];
     return [];
   }
 
@@ -86,6 +113,7 @@ export async function startJudgedGateway(redisUrl: string) {
   return {
     oracle,
     send,
+    sendForm,
     queued,
     tally,
     async stop() {

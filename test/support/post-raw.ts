@@ -7,7 +7,11 @@ import { request } from 'node:http';
  */
 export function postRaw(
   url: string,
-  { method = 'POST', headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string },
+  {
+    method = 'POST',
+    headers = {},
+    body,
+  }: { method?: string; headers?: Record<string, string>; body?: string | Buffer },
 ): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers, agent: false }, (res) => {

@@ -44,6 +44,25 @@ const EnvSchema = v.object({
     ),
     '1',
   ),
+  FORM_REDIRECT_URLS: v.optional(
+    v.pipe(
+      v.string(),
+      v.transform((value) =>
+        value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean),
+      ),
+      v.array(
+        v.pipe(
+          v.string(),
+          v.url('must be a comma-separated list of URLs'),
+          v.regex(/^https?:\/\//i, 'must list http or https URLs'),
+        ),
+      ),
+    ),
+    '',
+  ),
   RATE_LIMIT_REQUESTS: v.optional(wholeNumber, '600'),
   RATE_LIMIT_WINDOW_SECONDS: v.optional(envInt, '60'),
   CONTACT_INDEX_TTL_DAYS: v.optional(envInt, '400'),
@@ -110,6 +129,11 @@ export type GatewayConfig = Readonly<{
    * has it. With more, a master lost right after answering cannot take the job with it.
    */
   ackReplicas: number;
+  /**
+   * Where a plain form's post may be redirected (its `_next` and `_error` fields): pages, or whole sites as
+   * an entry ending in `/` (redirectAllowlist). Empty: plain forms get the gateway's own pages.
+   */
+  formRedirectUrls: readonly string[];
   /** Submissions per client address per window, shared by every gateway through Redis; 0 turns it off. */
   rateLimit: Readonly<{ requests: number; windowSeconds: number }>;
   /** How long an email's contact id outlives its last use (renewed by every submission for it). */
@@ -170,6 +194,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     processes: e.GATEWAY_PROCESSES,
     ackReplicas: e.REDIS_ACK_REPLICAS,
+    formRedirectUrls: Object.freeze(e.FORM_REDIRECT_URLS),
     rateLimit: Object.freeze({ requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS }),
     contactIndexTtlSeconds: e.CONTACT_INDEX_TTL_DAYS * 86_400,
     idKey: e.ID_KEY ?? '',

@@ -40,20 +40,29 @@ for (const form of document.querySelectorAll('form[data-kind]')) {
   });
 }
 
-/** The form's fields as the API wants them: blank fields left out, a chosen file as a File. */
+/**
+ * The form's fields as the API wants them: blank fields left out, a chosen file as a File; `_next` (where
+ * the browser goes when it posts the form itself, JavaScript off) is no field of the submission.
+ */
 function readForm(form) {
   const body = {};
   for (const [name, value] of new FormData(form)) {
+    if (name.startsWith('_')) continue;
     if (typeof value === 'string' ? value.trim() !== '' : value.name !== '') body[name] = value;
   }
   return body;
 }
 
-/** Puts the message beside the field it names (`cvFile.data` belongs to the `cvFile` input), else in the status line. */
+/**
+ * Puts the message beside the field it names (`cvFile.data` belongs to the `cvFile` input), else in the
+ * status line; either way the status line ends ("Not sent"), never left at "Sending…".
+ */
 function showError(form, { field, message }) {
   const name = field?.split('.')[0];
   const slot = name && form.querySelector(`[data-error-for="${name}"]`);
-  if (!slot) return setStatus(form.querySelector('.status'), message, 'error');
+  const status = form.querySelector('.status');
+  if (!slot) return setStatus(status, message, 'error');
+  setStatus(status, 'Not sent: see the field marked.', 'error');
   slot.textContent = message;
   const input = form.elements.namedItem(name);
   input?.setAttribute('aria-invalid', 'true');

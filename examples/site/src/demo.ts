@@ -15,7 +15,13 @@ const pipeline = apiUrl
     spawn(process.execPath, ['scripts/start.ts'], {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, PORT: process.env.PORT ?? '3000' },
+      env: {
+        ...process.env,
+        PORT: process.env.PORT ?? '3000',
+        // The site's forms, posted with JavaScript off, name its thank-you page: the gateway must allow it.
+        FORM_REDIRECT_URLS:
+          process.env.FORM_REDIRECT_URLS ?? `http://127.0.0.1:${sitePort}/,http://localhost:${sitePort}/`,
+      },
     });
 apiUrl ??= `http://127.0.0.1:${process.env.PORT ?? 3000}`;
 

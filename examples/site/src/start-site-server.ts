@@ -18,7 +18,9 @@ export type RunningSite = { url: string; stop: () => Promise<void> };
 /**
  * The demo site: static files, on an origin of its own so every form call to the gateway is cross-origin,
  * as on a real marketing site. `/config.js` tells the page where the gateway is; `/client/*` is the built
- * client. Nothing else: no bundler, no framework.
+ * client; each page's forms name the gateway in `action` too, so they work with JavaScript off (the gateway
+ * must allow this site's pages in FORM_REDIRECT_URLS to send people to `/thanks.html`). Nothing else: no
+ * bundler, no framework.
  */
 export async function startSiteServer({
   apiUrl,
@@ -43,7 +45,16 @@ export async function startSiteServer({
       return;
     }
     try {
-      const body = await readFile(file);
+      const bytes = await readFile(file);
+      // A page's forms post to the gateway by themselves too (JavaScript off): their `action` names it, and
+      // their `_next` this site's thank-you page, on the address the browser used.
+      const body =
+        extname(file) === '.html'
+          ? bytes
+              .toString('utf8')
+              .replaceAll('%API_URL%', escapeAttribute(apiUrl))
+              .replaceAll('%SITE_URL%', escapeAttribute(`http://${req.headers.host ?? host}`))
+          : bytes;
       res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
       res.end(body);
     } catch {
@@ -59,4 +70,8 @@ export async function startSiteServer({
         server.close(() => resolve());
       }),
   };
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -36,6 +36,12 @@ export const ERROR_CODES = {
     error: 'invalid_json',
     message: (_f?: string, detail = 'must be a JSON object; check for a syntax error') => `The body ${detail}.`,
   },
+  INVALID_FORM: {
+    status: 400,
+    error: 'invalid_form',
+    message: (_f?: string, detail = 'is not a well-formed form post') =>
+      `The form body ${detail}; send the form's fields as a browser does (application/x-www-form-urlencoded or multipart/form-data).`,
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     error: 'unsupported_media_type',

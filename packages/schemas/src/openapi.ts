@@ -97,6 +97,29 @@ const INPUT_RULES =
   'NUL characters are removed and lone UTF-16 surrogates replaced with U+FFFD before the submission is queued, so that every CRM can store it. ' +
   `Refused before validation: a body nested more than ${BODY_LIMITS.depth} levels deep, or holding more than ${BODY_LIMITS.members} members and items in all (400 \`INVALID_JSON\`), or sent with a \`Content-Encoding\` other than identity (415).`;
 
+/** What a plain HTML form's post gets (docs/site-forms.md#plain-html-forms), stated on every submission. */
+const FORM_RULES =
+  'A plain HTML form may post the same fields as `application/x-www-form-urlencoded` or `multipart/form-data`: field names as in JSON, a dotted name for a nested field (`cvFile.filename`), a plain boolean as `true`/`on` or `false`/`off`, an empty value as absent; careers-apply takes its CV as a file input named `cvFile`. ' +
+  `Such a body is held to the same limits (at most ${BODY_LIMITS.members} fields, names nested at most ${BODY_LIMITS.depth} levels: else 400 \`INVALID_FORM\`). ` +
+  "A browser's own form post (a form body sent with `Sec-Fetch-Mode: navigate`, or, without that header, `Accept: text/html`) is answered for a person: 303 to the page in its `_next` field when FORM_REDIRECT_URLS allows it (a `_next` it does not allow is 400 `INVALID_FIELD`), else a small HTML thank-you page; a refusal is 303 to its `_error` page with `form`, `error` and `field` in the query string, or an HTML page with the error's status naming the field.";
+
+/** The careers form's multipart body: the JSON fields, with the CV as a file instead of base64. */
+function multipartSchema(endpoint: (typeof SUBMISSION_ENDPOINTS)[number]): Json {
+  if (endpoint.kind !== 'careers-apply') return ref(endpoint.requestName);
+  const json = componentSchemas()[endpoint.requestName]!;
+  return {
+    ...json,
+    properties: {
+      ...(json.properties as Json),
+      cvFile: {
+        type: 'string',
+        contentMediaType: 'application/octet-stream',
+        description: 'The CV file (PDF, DOC or DOCX, at most 5 MiB), from `<input type="file" name="cvFile">`',
+      },
+    },
+  };
+}
+
 function sizeRule(bytes: number, code: string): string {
   const size = bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
   return `A body over ${size} is refused with 413 \`${code}\`.`;
@@ -115,6 +138,7 @@ function submissionPaths(): Record<string, Json> {
             ? `\`${endpoint.emailField}\` must be a work address: an address at a free-mail or disposable domain (or a subdomain of one), from the lists of the \`free-email-domains\` and \`disposable-email-domains\` packages, is refused with 400 \`WORK_EMAIL_REQUIRED\` although the schema alone allows it.`
             : '',
           INPUT_RULES,
+          FORM_RULES,
           endpoint.kind === 'careers-apply'
             ? sizeRule(BODY_LIMITS.careersBytes, 'CV_TOO_LARGE')
             : sizeRule(BODY_LIMITS.submissionBytes, 'PAYLOAD_TOO_LARGE'),
@@ -133,15 +157,27 @@ function submissionPaths(): Record<string, Json> {
             schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
           },
         ],
-        requestBody: { required: true, content: json(ref(endpoint.requestName)) },
+        requestBody: {
+          required: true,
+          content: {
+            ...json(ref(endpoint.requestName)),
+            'application/x-www-form-urlencoded': { schema: ref(endpoint.requestName) },
+            'multipart/form-data': { schema: multipartSchema(endpoint) },
+          },
+        },
         responses: {
           '200': { description: `Accepted and queued.`, content: json(ref(endpoint.responseName)) },
+          '303': {
+            description:
+              "A browser's own form post: accepted and sent on to its allowlisted `_next` page, or refused and sent back to its `_error` page.",
+            headers: { Location: { description: 'Where the browser goes next', schema: { type: 'string' } } },
+          },
           ...errorResponses(
             [400, 405, 409, ...(endpoint.kind === 'careers-apply' ? [408] : []), 413, 415, 429, 500, 503],
             endpoint.errorStyle,
             {
               400:
-                'EMAIL_REQUIRED, FIELD_REQUIRED, INVALID_EMAIL, INVALID_FIELD, INVALID_JSON, INVALID_HOST, INVALID_IDEMPOTENCY_KEY' +
+                'EMAIL_REQUIRED, FIELD_REQUIRED, INVALID_EMAIL, INVALID_FIELD, INVALID_JSON, INVALID_FORM, INVALID_HOST, INVALID_IDEMPOTENCY_KEY' +
                 (endpoint.workEmailOnly ? ', WORK_EMAIL_REQUIRED' : ''),
             },
           ),

@@ -29,7 +29,8 @@ export function errorHandler({ logger, documentation }: { logger: Logger; docume
   };
 }
 
-function toApiError(err: unknown, tooLarge?: TooLarge): ApiError {
+/** Any failure as the ApiError it is answered with (a body-reading error by its type; anything else a 500). */
+export function toApiError(err: unknown, tooLarge?: TooLarge): ApiError {
   if (err instanceof ApiError) return err;
   const e = err as { status?: number; type?: string; limit?: number };
   // Body-reading errors: readBody's (readJsonBody, named as raw-body names them), and co-body's from Bull Board's koa-bodyparser

@@ -28,11 +28,19 @@ function aborted() {
  *   `timeoutMs`, or slower than `minBytesPerSecond` over the last few seconds, is cut with 408
  *   BODY_TIMEOUT. Before, a slot was held for as long as a client trickled a byte a second (Node's own
  *   request timeout is 300 s): four such clients locked every applicant out.
+ * - `scan` may answer an Error of its own (a form body's fault), which ends the read the same way;
+ * - `keep: false` (a multipart body, which `scan` hands on to its parser as it comes) keeps no chunk:
+ *   the promise then resolves with an empty buffer once the body has ended.
  * A read ended early leaves the request paused; its caller answers with `Connection: close`.
  */
 export function readBody(
   req: IncomingMessage,
-  { limit, scan, pace }: { limit: number; scan?: (chunk: Uint8Array) => ShapeFault; pace?: BodyPace },
+  {
+    limit,
+    scan,
+    pace,
+    keep = true,
+  }: { limit: number; scan?: (chunk: Uint8Array) => ShapeFault | Error; pace?: BodyPace; keep?: boolean },
 ): Promise<Buffer> {
   const declared = req.headers['content-length'];
   const length = declared === undefined ? undefined : Number(declared);
@@ -77,13 +85,13 @@ export function readBody(
       received += chunk.length;
       if (received > limit) return fail(tooLarge(limit));
       const fault = scan?.(chunk);
-      if (fault) return fail(new ApiError('INVALID_JSON', { detail: fault }));
-      chunks.push(chunk);
+      if (fault) return fail(typeof fault === 'string' ? new ApiError('INVALID_JSON', { detail: fault }) : fault);
+      if (keep) chunks.push(chunk);
     }
     function onEnd() {
       cleanup();
       if (length !== undefined && received !== length) return reject(badLength());
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, keep ? received : 0));
     }
     function onAborted() {
       cleanup();

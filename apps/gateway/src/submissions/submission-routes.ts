@@ -1,18 +1,23 @@
-import { BODY_LIMITS, SUBMISSION_ENDPOINTS, type SubmissionEndpoint } from '@forms/schemas';
+import { BODY_LIMITS, CV_MAX_BYTES, SUBMISSION_ENDPOINTS, type SubmissionEndpoint } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../errors.ts';
+import { toApiError } from '../middleware/error-handler.ts';
 import { readJsonBody } from '../middleware/json-body.ts';
 import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
 import { requestSpan } from '../middleware/trace-requests.ts';
 import { checkHost } from '../middleware/valid-host.ts';
 import { acceptSubmission, type SubmissionDeps } from './accept-submission.ts';
 import { createClaims } from './claim-submission.ts';
+import { cvFileFromUpload } from './cv/cv-file-from-upload.ts';
 import { cvUploadSlots } from './cv/cv-upload-slots.ts';
+import { refusedPage, thanksPage } from './form-pages.ts';
 import { readIdempotencyKey } from './idempotency-key.ts';
+import { isFormNavigation } from './is-form-navigation.ts';
 import { createQuarantine } from './quarantine.ts';
 import { createEnqueue } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
+import { redirectAllowlist } from './redirect-allowlist.ts';
 import { submissionKeys } from './submission-keys.ts';
 import { waitForReplicas } from './wait-for-replicas.ts';
 
@@ -23,6 +28,9 @@ export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'quarantine' |
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** What a route's body is read with (readJsonBody): its limit, and how a form post is read. */
+type BodyOptions = Parameters<typeof readJsonBody>[1];
 
 /** How observeRequests names the route in its metrics (the property @koa/router sets on the other routes). */
 type RoutedContext = Context & { _matchedRoute?: string };
@@ -60,6 +68,13 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     perClient: config.cvUploadSlotsPerClient,
     smallBodyBytes: BODY_LIMITS.submissionBytes,
   });
+  // A form post's CV comes as a file input, mapped onto the JSON caller's cvFile (cvFileFromUpload).
+  const cvInput = {
+    field: 'cvFile',
+    maxBytes: CV_MAX_BYTES,
+    tooLarge: () => new ApiError('CV_TOO_LARGE', { field: 'cvFile' }),
+    toValue: cvFileFromUpload,
+  };
   // A careers body holds a slot while it is read: it must keep arriving (CV_UPLOAD_TIMEOUT_MS, _MIN_BYTES_PER_SECOND).
   const careersBody = {
     limit: BODY_LIMITS.careersBytes,
@@ -67,10 +82,21 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     pace: config.cvUploadPace,
   } as const;
   const otherBody = { limit: BODY_LIMITS.submissionBytes };
+  const allowedTarget = redirectAllowlist(config.formRedirectUrls);
 
-  async function submit(ctx: Context, endpoint: SubmissionEndpoint, rateLimit: ClientLimit | undefined) {
+  async function submit(
+    ctx: Context,
+    endpoint: SubmissionEndpoint,
+    bodyOptions: BodyOptions,
+    rateLimit: ClientLimit | undefined,
+  ) {
     if (wing.refuseSubmissions?.()) throw new ApiError('GATEWAY_NOT_READY', { headers: { 'Retry-After': '5' } });
-    const body = await readJsonBody(ctx, endpoint.kind === 'careers-apply' ? careersBody : otherBody);
+    const body = await readJsonBody(ctx, bodyOptions);
+    // Only a form post can be a browser's navigation: a JSON body costs one look at ctx.state here.
+    const navigation = ctx.state.formPost === true && isFormNavigation(ctx);
+    if (navigation) ctx.state.submissionBody = body;
+    // A thank-you page off the allowlist is refused before anything is accepted: never an open redirect.
+    const next = navigation ? formTarget(body, '_next') : undefined;
     const answer = await acceptSubmission(deps, endpoint, {
       body,
       idempotencyKey: readIdempotencyKey(ctx.request.headers['idempotency-key']),
@@ -78,15 +104,77 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       requestId: ctx.state.requestId,
       span: requestSpan(ctx),
     });
+    if (navigation) return answerNavigation(ctx, next, endpoint.thanks);
     // What Koa would set for a JSON body, without its look-up of the type by name on every answer.
     ctx.set('Content-Type', JSON_TYPE);
     ctx.body = answer;
   }
 
+  /** The allowlisted URL in a form's `_next` or `_error` field; absent, none; off the list, a 400. */
+  function formTarget(body: unknown, field: '_next' | '_error'): URL | undefined {
+    const value = (body as Record<string, unknown>)[field];
+    if (value === undefined || value === '') return undefined;
+    const target = allowedTarget(value);
+    if (!target)
+      throw new ApiError('INVALID_FIELD', {
+        field,
+        detail: 'is not a page this gateway may redirect to (FORM_REDIRECT_URLS)',
+      });
+    return target;
+  }
+
+  /** A plain form's success: 303 to its thank-you page, else our own small one. */
+  function answerNavigation(ctx: Context, next: URL | undefined, message: string) {
+    ctx.set('Cache-Control', 'no-store');
+    if (next) {
+      ctx.status = 303;
+      ctx.set('Location', next.href);
+      return;
+    }
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = thanksPage(message);
+  }
+
+  /**
+   * A plain form's refusal: 303 back to its own page (`_error`, allowlisted) with the code and the field
+   * in the query string (never a value), else a page of ours naming the field in words, with the error's
+   * status (a 413 CV_TOO_LARGE is shown as a 413). An unexpected error stays the error handler's 500.
+   */
+  function answerRefusal(ctx: Context, endpoint: SubmissionEndpoint, err: unknown) {
+    const error = toApiError(err, ctx.state.tooLarge);
+    if (error.code === 'INTERNAL_ERROR') throw err;
+    let back: URL | undefined;
+    try {
+      back = ctx.state.submissionBody ? formTarget(ctx.state.submissionBody, '_error') : undefined;
+    } catch {
+      back = undefined;
+    }
+    ctx.set(error.headers);
+    ctx.set('Cache-Control', 'no-store');
+    if (back) {
+      back.searchParams.set('form', endpoint.kind);
+      back.searchParams.set('error', error.code);
+      if (error.field) back.searchParams.set('field', error.field);
+      ctx.status = 303;
+      ctx.set('Location', back.href);
+      return;
+    }
+    ctx.status = error.status;
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = refusedPage([{ field: error.field, message: error.message }]);
+  }
+
   const routes = new Map(
     SUBMISSION_ENDPOINTS.map((endpoint) => [
       endpoint.path.toLowerCase(),
-      { endpoint, otherMethod: methodNotAllowed([endpoint.method]) },
+      {
+        endpoint,
+        otherMethod: methodNotAllowed([endpoint.method]),
+        // Made once: the hot path allocates no options object per request.
+        body: (endpoint.kind === 'careers-apply'
+          ? { ...careersBody, forms: { booleans: booleanFields(endpoint), file: cvInput } }
+          : { ...otherBody, forms: { booleans: booleanFields(endpoint) } }) as BodyOptions,
+      },
     ]),
   );
   return async function submissions(ctx: RoutedContext, next: Next) {
@@ -96,27 +184,33 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     ctx._matchedRoute = endpoint.path;
     ctx.state.errorStyle = endpoint.errorStyle;
     if (ctx.method !== endpoint.method) return route.otherMethod(ctx, next);
-    checkHost(ctx);
-    // The per-client limit before the body costs anything (and before a CV slot is taken): a client Redis
-    // already refused in this window is refused from memory, whatever it sends.
-    const limit = deps.rateLimit.forClient(ctx.ip);
-    const waitMs = limit && deps.rateLimit.waitFor(limit.client);
-    if (waitMs) throw rateLimited(deps.counters, waitMs);
     try {
-      if (endpoint.kind === 'careers-apply') await cvSlots(ctx, () => submit(ctx, endpoint, limit));
-      else await submit(ctx, endpoint, limit);
-    } catch (err) {
-      // A bad body from a client whose window is full (counted on another gateway, or not yet refused) is
-      // over the limit too: Redis is asked on this error path only.
-      if (limit && isBodyFault(err)) {
-        const key = deps.keys.rateLimit(limit.client);
-        const left = await fullWindowFor(wing.redis, key, limit.requests, config.enqueueTimeoutMs);
-        if (left) {
-          deps.rateLimit.refused(limit.client, left);
-          throw rateLimited(deps.counters, left);
+      checkHost(ctx);
+      // The per-client limit before the body costs anything (and before a CV slot is taken): a client Redis
+      // already refused in this window is refused from memory, whatever it sends.
+      const limit = deps.rateLimit.forClient(ctx.ip);
+      const waitMs = limit && deps.rateLimit.waitFor(limit.client);
+      if (waitMs) throw rateLimited(deps.counters, waitMs);
+      try {
+        if (endpoint.kind === 'careers-apply') await cvSlots(ctx, () => submit(ctx, endpoint, route.body, limit));
+        else await submit(ctx, endpoint, route.body, limit);
+      } catch (err) {
+        // A bad body from a client whose window is full (counted on another gateway, or not yet refused) is
+        // over the limit too: Redis is asked on this error path only.
+        if (limit && isBodyFault(err)) {
+          const key = deps.keys.rateLimit(limit.client);
+          const left = await fullWindowFor(wing.redis, key, limit.requests, config.enqueueTimeoutMs);
+          if (left) {
+            deps.rateLimit.refused(limit.client, left);
+            throw rateLimited(deps.counters, left);
+          }
         }
+        throw err;
       }
-      throw err;
+    } catch (err) {
+      // A browser's own form post (no JavaScript) is answered with a page or a redirect, whatever failed.
+      if (!isFormNavigation(ctx)) throw err;
+      answerRefusal(ctx, endpoint, err);
     }
   };
 }
@@ -125,4 +219,12 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
 function isBodyFault(err: unknown): boolean {
   const status = (err as { status?: unknown })?.status;
   return typeof status === 'number' && status >= 400 && status < 500 && status !== 409 && status !== 429;
+}
+
+/** The top-level fields whose schema is a plain boolean, which a form sends as "on" or "true". */
+function booleanFields(endpoint: SubmissionEndpoint): ReadonlySet<string> {
+  type Schema = { type: string; wrapped?: Schema; entries?: Record<string, Schema> };
+  const unwrap = (schema: Schema): Schema => (schema.wrapped ? unwrap(schema.wrapped) : schema);
+  const entries = (endpoint.request as unknown as Schema).entries ?? {};
+  return new Set(Object.keys(entries).filter((name) => unwrap(entries[name]!).type === 'boolean'));
 }

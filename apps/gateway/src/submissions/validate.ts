@@ -45,8 +45,18 @@ function normalizeOutput(value: unknown): unknown {
  * without looking into them; only then is the output normalised. Handlers see only normalised output.
  */
 export function parseOrThrow<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ApiError('INVALID_JSON');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new ApiError('INVALID_JSON', {
+      detail: `is ${kindOf(body)}, not an object; send the fields as one {...} object`,
+    });
   const result = v.safeParse(schema, body, { abortPipeEarly: true });
   if (!result.success) throw issueToError(result.issues[0]);
   return normalizeOutput(result.output) as v.InferOutput<S>;
+}
+
+/** What a parsed body that is not an object is, in words (valid JSON of the wrong shape, not a syntax error). */
+function kindOf(body: unknown): string {
+  if (Array.isArray(body)) return 'a JSON array';
+  if (body === null) return 'JSON null';
+  return `a JSON ${typeof body}`;
 }
