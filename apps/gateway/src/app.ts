@@ -29,6 +29,8 @@ export type GatewayDeps = {
   storage?: ObjectStorage | undefined;
   metrics?: GatewayMetrics;
   counters?: AbuseCounters;
+  /** Aborted when the gateway stops: what the submission wing holds through a Redis transition is answered. */
+  stopping?: AbortSignal | undefined;
 } & AgentSurfaceDeps;
 
 /** Mounts the wings' routers and orders the middleware; no handler lives here. */

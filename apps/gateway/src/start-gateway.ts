@@ -57,7 +57,8 @@ export async function startGateway(
       })
     : undefined;
   const counters = createAbuseCounters();
-  const app = createApp({ config, queue, redis, logger, storage, counters });
+  const abortHolds = new AbortController();
+  const app = createApp({ config, queue, redis, logger, storage, counters, stopping: abortHolds.signal });
   const server = app.listen(config.port, config.host);
   await once(server, 'listening');
   // Once stopping, every answer closes its connection: a client keeping its connection alive would
@@ -72,6 +73,9 @@ export async function startGateway(
     counters,
     async stop() {
       stopping = true;
+      // Submissions held through a Redis transition are answered 503 (Retry-After) now, not at their hold's
+      // end: the client tries again elsewhere, and the close below does not wait out REDIS_HOLD_MS.
+      abortHolds.abort();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await queue.close();
       redis.disconnect();

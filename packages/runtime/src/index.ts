@@ -1,5 +1,6 @@
 export { assertNoEviction, EvictionPolicyError } from './assert-no-eviction.ts';
 export { boundUrl } from './bound-url.ts';
+export { isRedisTransition } from './is-redis-transition.ts';
 export {
   AUDIT_JOB_IDS_MAX,
   type OpsAction,

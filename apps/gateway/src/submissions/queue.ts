@@ -10,6 +10,7 @@ import {
 import { Job, Queue } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
 import { withRedisDeadline } from '../redis-deadline.ts';
+import type { TransitionHold } from './transition-hold.ts';
 
 /** The gateway's Redis: one server, or a cluster (same commands; BullMQ takes either). */
 export type ProducerRedis = Redis | Cluster;
@@ -82,18 +83,23 @@ export type Enqueue = <K extends SubmissionKind>(payload: JobPayload<K>) => Prom
 
 /**
  * Adds a job and resolves only once Redis has confirmed it. The job's id is the submission id, so adding
- * one again (a retry with the same Idempotency-Key) is a no-op in BullMQ.
+ * one again (a retry with the same Idempotency-Key, or a try again inside a hold) is a no-op in BullMQ.
  *
  * Each add is its own `queue.add` on the producer's connection. `afterAdd` (the durable-ack WAIT) is shared:
  * adds confirmed in one turn of the event loop wait on one WAIT, sent on that connection in the next turn,
  * after all of their adds (Redis answers a connection's commands in order, so a WAIT counts every write made
  * before it). An add confirmed once that WAIT has been sent waits for the next one.
+ *
+ * `hold`: an add or a WAIT that fails in a Redis transition (a failover, a restart, a slot move) is tried
+ * again, add and WAIT together, inside the request until it is confirmed or the hold runs out
+ * (transition-hold.ts). Only from the `catch`: the ordinary path awaits exactly what it did without it.
  */
 export function createEnqueue(
   queue: Queue,
   redis: ProducerRedis,
   timeoutMs: number,
   afterAdd?: () => Promise<void>,
+  hold?: TransitionHold,
 ): Enqueue {
   let nextWait: Promise<void> | undefined;
   function replicated(wait: () => Promise<void>): Promise<void> {
@@ -103,7 +109,7 @@ export function createEnqueue(
     });
     return nextWait;
   }
-  return async function enqueue(payload) {
+  function add<K extends SubmissionKind>(payload: JobPayload<K>, ms: number): Promise<unknown> {
     const opts = { ...JOB_OPTIONS, jobId: payload.submissionId };
     const name = jobNameFor(payload.kind);
     // Inside a traced request: the job BullMQ's add would make, carrying the request's trace context, without
@@ -114,7 +120,23 @@ export function createEnqueue(
     const added = traceContext
       ? Job.create(queue, name, payload, { ...opts, telemetry: { metadata: traceContext } })
       : queue.add(name, payload, opts);
-    await withRedisDeadline(added, timeoutMs);
-    if (afterAdd) await replicated(afterAdd);
+    return withRedisDeadline(added, ms);
+  }
+  return async function enqueue(payload) {
+    try {
+      await add(payload, timeoutMs);
+      if (afterAdd) await replicated(afterAdd);
+    } catch (err) {
+      if (!hold) throw err;
+      // Held: the add under the same job id (a no-op if an earlier try landed), then the WAIT again.
+      await hold.ride(
+        err,
+        async (ms) => {
+          await add(payload, Math.min(ms, timeoutMs));
+          if (afterAdd) await replicated(afterAdd);
+        },
+        { key: payload.submissionId, bytes: JSON.stringify(payload).length, last: true },
+      );
+    }
   };
 }

@@ -13,10 +13,13 @@ import { createQuarantine } from './quarantine.ts';
 import { createEnqueue } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
 import { submissionKeys } from './submission-keys.ts';
+import { createTransitionHold } from './transition-hold.ts';
 import { waitForReplicas } from './wait-for-replicas.ts';
 
 export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'quarantine' | 'keys' | 'claims' | 'rateLimit'> & {
   queue: Queue;
+  /** Aborted when the gateway stops: submissions held through a Redis transition are answered 503 at once. */
+  stopping?: AbortSignal | undefined;
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -33,16 +36,24 @@ type RoutedContext = Context & { _matchedRoute?: string };
 export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
   const { config } = wing;
   const keys = submissionKeys(config.redis, config.queueName);
+  // One hold for the claim and the add: a request held through a Redis transition is answered within it.
+  const hold = createTransitionHold({
+    limits: config.hold,
+    logger: wing.logger,
+    metrics: wing.metrics,
+    signal: wing.stopping,
+  });
   const deps: SubmissionDeps = {
     ...wing,
     keys,
-    claims: createClaims(wing.redis, keys, config.enqueueTimeoutMs),
+    claims: createClaims(wing.redis, keys, config.enqueueTimeoutMs, hold),
     // Durable acks: a WAIT after the adds, on the connection and node that took them.
     enqueue: createEnqueue(
       wing.queue,
       wing.redis,
       config.enqueueTimeoutMs,
       config.ackReplicas > 0 ? () => waitForReplicas(wing.redis, config) : undefined,
+      hold,
     ),
     quarantine: createQuarantine(wing.redis, config.redis, config.queueName, {
       ...config.quarantine,

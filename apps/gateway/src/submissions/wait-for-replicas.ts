@@ -34,8 +34,12 @@ export async function waitForReplicas(
     ? await withRedisDeadline(node.wait(wanted, config.enqueueTimeoutMs), config.enqueueTimeoutMs + 250)
     : 0;
   if (acked < wanted) {
+    // REPLICAS_BEHIND: a transition (a promoted master whose replica is not yet in sync) the hold rides through.
     throw queueUnavailable(
-      new Error(`${acked} of ${wanted} replicas acknowledged the job within ${config.enqueueTimeoutMs} ms`),
+      Object.assign(
+        new Error(`${acked} of ${wanted} replicas acknowledged the job within ${config.enqueueTimeoutMs} ms`),
+        { code: 'REPLICAS_BEHIND' },
+      ),
     );
   }
 }
