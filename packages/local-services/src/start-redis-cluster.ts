@@ -33,6 +33,17 @@ export type LocalRedisCluster = {
    * omitted) has at least `replicas` replicas online.
    */
   waitHealthy: (opts?: { slot?: number; replicas?: number; timeoutMs?: number }) => Promise<void>;
+  /**
+   * Moves `slot` from its master to another master by the Redis Cluster specification's resharding steps:
+   * the target IMPORTING, the source MIGRATING, the slot's keys MIGRATEd `batch` at a time every `everyMs`
+   * until none is left, then SETSLOT NODE on the target, the source and every other master. Clients meet
+   * ASK and TRYAGAIN for as long as it runs. Returns the ports (as announced) and how long the keys took.
+   * Only on a cluster started without `route` (MIGRATE goes to the target's own port).
+   */
+  moveSlot: (
+    slot: number,
+    opts: { batch: (keysInSlot: number) => number; everyMs: number },
+  ) => Promise<{ from: number; to: number; keys: number; migratingMs: number }>;
   stop: () => Promise<void>;
 };
 
@@ -200,6 +211,30 @@ export async function startRedisCluster({
         await sleep(100);
       }
       throw new Error(`cluster not healthy within ${timeoutMs} ms: ${last}`);
+    },
+    async moveSlot(slot, { batch, everyMs }) {
+      const from = await cluster.masterOf(slot);
+      const to = (await mastersWithSlots()).find((port) => port !== from);
+      if (to === undefined) throw new Error('no other master to move the slot to');
+      const id = (port: number) => ask(port, (c) => c.call('CLUSTER', 'MYID')) as Promise<string>;
+      const [fromId, toId] = [await id(from), await id(to)];
+      const keys = Number(await ask(from, (c) => c.call('CLUSTER', 'COUNTKEYSINSLOT', slot)));
+      const perBatch = Math.max(1, batch(keys));
+      const started = Date.now();
+      // The specification's order: the target importing first, so no ASK from the source finds it unready.
+      await ask(to, (c) => c.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', fromId));
+      await ask(from, (c) => c.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', toId));
+      for (let turn = 0; turn < keys + 1_000; turn++) {
+        const names = (await ask(from, (c) => c.call('CLUSTER', 'GETKEYSINSLOT', slot, perBatch))) as string[];
+        if (names.length === 0) break;
+        await ask(from, (c) => c.call('MIGRATE', '127.0.0.1', to, '', 0, 5_000, 'KEYS', ...names));
+        await sleep(everyMs);
+      }
+      const migratingMs = Date.now() - started;
+      // The target first (it then answers for the slot), the source next (it stops sending ASK), then the rest.
+      const others = (await mastersWithSlots()).filter((port) => port !== from && port !== to);
+      for (const port of [to, from, ...others]) await ask(port, (c) => c.call('CLUSTER', 'SETSLOT', slot, 'NODE', toId));
+      return { from, to, keys, migratingMs };
     },
     async stop() {
       await Promise.all([...nodes.keys()].map((port) => cluster.kill(port)));
