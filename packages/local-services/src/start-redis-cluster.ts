@@ -28,6 +28,12 @@ export type LocalRedisCluster = {
   kill: (port: number) => Promise<void>;
   /** Starts a killed node again on its port and folder; it rejoins, as a replica if it was failed over. */
   restart: (port: number) => Promise<void>;
+  /** SIGSTOPs a node: alive, holding its connections, answering nothing (a stale master once failed over). */
+  pause: (port: number) => void;
+  /** SIGCONTs a paused node: it learns it was failed over and rejoins as a replica. */
+  resume: (port: number) => void;
+  /** How many replicas the master of `slot` has online now (INFO replication), asked of that master. */
+  replicasOnline: (slot: number) => Promise<number>;
   /**
    * Waits until every live node says `cluster_state:ok` and the master of `slot` (of every slot when
    * omitted) has at least `replicas` replicas online.
@@ -138,6 +144,8 @@ export async function startRedisCluster({
       lazyConnect: true,
       enableOfflineQueue: false,
       connectTimeout: 500,
+      // A paused node accepts the connection and answers nothing.
+      commandTimeout: 2_000,
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
     });
@@ -157,7 +165,9 @@ export async function startRedisCluster({
     return [...new Set(ranges.map((r) => r[2][1]))];
   }
 
-  const live = () => [...nodes].filter(([, n]) => n.process.exitCode === null && n.process.signalCode === null);
+  const paused = new Set<number>();
+  const live = () =>
+    [...nodes].filter(([port, n]) => n.process.exitCode === null && n.process.signalCode === null && !paused.has(port));
 
   const cluster: LocalRedisCluster = {
     seeds: '',
@@ -212,6 +222,18 @@ export async function startRedisCluster({
       }
       throw new Error(`cluster not healthy within ${timeoutMs} ms: ${last}`);
     },
+    pause(port) {
+      nodes.get(port)?.process.kill('SIGSTOP');
+      paused.add(port);
+    },
+    resume(port) {
+      nodes.get(port)?.process.kill('SIGCONT');
+      paused.delete(port);
+    },
+    async replicasOnline(slot) {
+      const info = String(await ask(await cluster.masterOf(slot), (c) => c.info('replication')));
+      return info.match(/^slave\d+:.*state=online.*$/gm)?.length ?? 0;
+    },
     async moveSlot(slot, { batch, everyMs }) {
       const from = await cluster.masterOf(slot);
       const to = (await mastersWithSlots()).find((port) => port !== from);
@@ -237,6 +259,7 @@ export async function startRedisCluster({
       return { from, to, keys, migratingMs };
     },
     async stop() {
+      for (const port of paused) cluster.resume(port);
       await Promise.all([...nodes.keys()].map((port) => cluster.kill(port)));
       rmSync(root, { recursive: true, force: true });
     },

@@ -15,9 +15,10 @@ const TRANSITION_CODES = new Set([
   'EHOSTUNREACH',
   'ENOTCONN',
   // The gateway's own: a call past its deadline (redis-deadline.ts), the durable-ack WAIT short of replicas
-  // (wait-for-replicas.ts).
+  // (wait-for-replicas.ts) or sent to another master than its add (queue.ts).
   'REDIS_DEADLINE',
   'REPLICAS_BEHIND',
+  'SLOT_MOVED',
 ]);
 
 /**

@@ -14,7 +14,7 @@ import { createEnqueue } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
 import { submissionKeys } from './submission-keys.ts';
 import { createTransitionHold } from './transition-hold.ts';
-import { waitForReplicas } from './wait-for-replicas.ts';
+import { queueSlotOwner, waitForReplicas } from './wait-for-replicas.ts';
 
 export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'quarantine' | 'keys' | 'claims' | 'rateLimit'> & {
   queue: Queue;
@@ -52,7 +52,9 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       wing.queue,
       wing.redis,
       config.enqueueTimeoutMs,
-      config.ackReplicas > 0 ? () => waitForReplicas(wing.redis, config) : undefined,
+      config.ackReplicas > 0
+        ? { owner: queueSlotOwner(wing.redis, config), wait: () => waitForReplicas(wing.redis, config) }
+        : undefined,
       hold,
     ),
     quarantine: createQuarantine(wing.redis, config.redis, config.queueName, {
