@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { expect, it } from 'vitest';
 import { createWorkerRedis } from '../../apps/worker/src/create-worker-redis.ts';
 import { openTestDatabase } from '../support/crm-database.ts';
+import { attemptsSpent } from '../support/failover-under-load.ts';
 import { compareDelivery, countStatuses, submitMany } from '../support/submit-many.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -98,13 +99,16 @@ it('moves the queue slot to another master under load: no 503, every answer with
       explain: () => `${seen} of ${acknowledged.length} acknowledged submissions delivered`,
     }).catch(() => {});
     const result = compareDelivery(answers, await delivered());
+    // The worker rode the move too: no job spent an attempt on it (a TRYAGAIN, a CLUSTERDOWN) nor failed.
+    const spentAttempts = await attemptsSpent(queue);
     const slowest = Math.max(...answers.map((a) => a.ms));
     const duringMove = answers.filter((a) => a.at >= movedAt - move.migratingMs && a.at - a.ms <= movedAt);
     console.log(
       `[cluster] slot ${slot} moved ${move.from} → ${move.to}: ${move.keys} keys in ${move.migratingMs} ms; ` +
         `${JSON.stringify(countStatuses(answers))}, ${duringMove.length} answered while it moved, ` +
         `${heldAndStored} held and stored, slowest answer ${slowest.toFixed(0)} ms; ` +
-        `${result.acknowledged} acknowledged, ${result.lost.length} lost, ${result.duplicated.length} duplicated`,
+        `${result.acknowledged} acknowledged, ${result.lost.length} lost, ${result.duplicated.length} duplicated; ` +
+        `${spentAttempts.length} jobs spent an attempt`,
     );
     // The move did run for seconds, and did reach requests (held, then stored).
     expect(move.migratingMs).toBeGreaterThan(2_000);
@@ -113,6 +117,7 @@ it('moves the queue slot to another master under load: no 503, every answer with
     expect(slowest).toBeLessThan(HOLD_MS + 1_000);
     expect(result.lost).toEqual([]);
     expect(result.duplicated).toEqual([]);
+    expect(spentAttempts).toEqual([]);
   } finally {
     await queue.close();
     await gateway.stop();

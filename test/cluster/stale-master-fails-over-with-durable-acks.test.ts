@@ -13,7 +13,8 @@ it('holds requests through a stale master failing over (no 503), and delivers ev
   console.log(
     `[cluster] stale master, durable acks on: ${JSON.stringify(statuses)}, promoted after ${run.promotedAfterMs} ms, ` +
       `a replica in sync again after ${seen.transitionMs} ms, ${seen.heldAcross.length} held across it; ` +
-      `${run.acknowledged} acknowledged, ${run.lost.length} lost, ${run.duplicated.length} duplicated`,
+      `${run.acknowledged} acknowledged, ${run.lost.length} lost, ${run.duplicated.length} duplicated, ` +
+      `${run.spentAttempts.length} jobs spent an attempt ${JSON.stringify(run.spentAttempts.slice(0, 3))}`,
   );
   expect(Object.keys(statuses).filter((s) => s !== '200' && s !== '503')).toEqual([]);
   expect(seen.unexplained503).toEqual([]);

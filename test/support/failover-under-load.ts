@@ -28,6 +28,8 @@ export type FailoverRun = {
    * no replica online): the transition's end as durable acks see it.
    */
   lastWithoutReplicaAt: number;
+  /** Jobs that spent an attempt (failed once or more), with BullMQ's last reason. */
+  spentAttempts: { id: string | undefined; attemptsMade: number; reasons: string[] }[];
 };
 
 /**
@@ -108,9 +110,11 @@ export async function failoverUnderLoad({
       explain: () => `no replica of ${victim} was promoted`,
     });
     const promotedAfterMs = Date.now() - faultAt;
+    // The last moment the slot surely had no replica: the old master dead or paused, not yet back. It may
+    // resync within the restart itself (before `restart` has seen it answer), so not after that.
+    lastWithoutReplicaAt = Date.now();
     if (fault === 'kill') await cluster.restart(victim);
     else cluster.resume(victim);
-    lastWithoutReplicaAt = Date.now();
     // Until the promoted master has a replica online again, durable acks cannot be given.
     await eventually(
       async () => {
@@ -189,8 +193,10 @@ export async function failoverUnderLoad({
       }
       console.log(`[cluster] lost submissions found in the queue: ${JSON.stringify(states)}`);
     }
+    const spentAttempts = await attemptsSpent(queue);
     await queue.close();
     return {
+      spentAttempts,
       answers,
       ...result,
       promotedAfterMs,
@@ -229,4 +235,19 @@ export function transitionAnswers(run: FailoverRun) {
     ),
     transitionMs: run.lastWithoutReplicaAt - run.faultAt,
   };
+}
+
+/**
+ * Jobs of `queue` that spent an attempt: BullMQ counts the attempt that completed a job too, so more than
+ * one, or a failure's reason or stack kept, is a failed attempt. With each failure's first line.
+ */
+export async function attemptsSpent(queue: Queue) {
+  const jobs = await queue.getJobs(['completed', 'failed', 'delayed', 'wait', 'active'], 0, 100_000);
+  return jobs
+    .filter((job) => job && (job.attemptsMade > 1 || job.failedReason || job.stacktrace?.length))
+    .map((job) => ({
+      id: job.id,
+      attemptsMade: job.attemptsMade,
+      reasons: [job.failedReason ?? '', ...(job.stacktrace ?? []).map((line) => line.split('\n')[0] ?? '')],
+    }));
 }
