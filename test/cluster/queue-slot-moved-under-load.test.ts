@@ -18,8 +18,8 @@ const MIGRATING_MS = 5_000;
 const EVERY_MS = 200;
 const ADMIN_TOKEN = 'slot-move-admin-token';
 
-// Adding capacity to a Redis Cluster moves slots between masters while they serve (docs/operations.md#moving-
-// the-queues-slot). Every key of the queue (jobs, lists, the contact index, idempotency records) shares one
+// Adding capacity to a Redis Cluster moves slots between masters while they serve
+// (docs/operations.md#moving-the-queues-slot). Every key of the queue (jobs, lists, the contact index, idempotency records) shares one
 // slot, so while it migrates BullMQ's scripts meet TRYAGAIN (their keys split between two nodes) and ASK.
 // Before the hold, each such request was a 503 (911 of 971 in a 14.7 s move, measured): now the gateway
 // holds it inside the request and answers 200 once the slot has settled, within REDIS_HOLD_MS.
