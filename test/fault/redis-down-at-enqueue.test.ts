@@ -173,3 +173,59 @@ describe('Redis paused (SIGSTOP) for less than the hold', () => {
     }
   });
 });
+
+describe('a gateway stopped while it holds submissions', () => {
+  it('answers what it holds with 503 and Retry-After at once, and stops without waiting out the hold', async () => {
+    const holding = await startGateway(
+      loadConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        REDIS_URL: redis.url,
+        QUEUE_NAME: `down-stop-${randomUUID()}`,
+        LOG_LEVEL: 'silent',
+        RATE_LIMIT_REQUESTS: '0',
+        ADMIN_TOKEN,
+        REDIS_HOLD_MS: '30000',
+      }),
+    );
+    let stopped = false;
+    await redis.stop();
+    try {
+      const held = Array.from({ length: 3 }, async () => {
+        const res = await fetch(`${holding.url}/api/creator-signup`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: `${randomUUID()}@creators.example`, name: 'Cleo' }),
+        });
+        return { res, at: performance.now() };
+      });
+      // Stopped once the gateway says it holds all three.
+      await eventually(
+        async () => {
+          const text = await (
+            await fetch(`${holding.url}/admin/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+          ).text();
+          return /^forms_submissions_held(?:\{[^}]*\})? 3$/m.test(text);
+        },
+        { timeoutMs: 10_000, everyMs: 20, explain: () => 'the gateway never held the three submissions' },
+      );
+      const stopping = performance.now();
+      await holding.stop();
+      stopped = true;
+      const stopMs = performance.now() - stopping;
+      const answers = await Promise.all(held);
+      expect(answers.map(({ res }) => [res.status, res.headers.get('retry-after')])).toEqual([
+        [503, '5'],
+        [503, '5'],
+        [503, '5'],
+      ]);
+      // Answered as the stop began, not at the end of their 30 s hold; the stop (closing the queue's
+      // connection to a Redis that is away takes a few seconds of its own) well under the hold too.
+      expect(Math.max(...answers.map(({ at }) => at - stopping))).toBeLessThan(1_000);
+      expect(stopMs).toBeLessThan(10_000);
+    } finally {
+      if (!stopped) await holding.stop();
+      redis = await startRedisServer({ port: redis.port });
+    }
+  });
+});
