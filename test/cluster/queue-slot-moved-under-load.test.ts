@@ -49,7 +49,10 @@ it('moves the queue slot to another master under load: no 503, every answer with
   );
   const worker = await startWorker(workerConfig(env), workerLog, { crm: createPostgresCrm(db) });
   const gateway = await startGateway(gatewayConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }));
-  const queue = new Queue(env.QUEUE_NAME, { connection: createWorkerRedis(workerConfig(env).redis), prefix: '{forms}' });
+  const queue = new Queue(env.QUEUE_NAME, {
+    connection: createWorkerRedis(workerConfig(env).redis),
+    prefix: '{forms}',
+  });
   try {
     const slot = new Command('get', [`{forms}:${env.QUEUE_NAME}`]).getSlot();
     const tag = `sm${Date.now().toString(36)}`;
@@ -63,7 +66,7 @@ it('moves the queue slot to another master under load: no 503, every answer with
       // A hang is told apart from a held request by twice the hold.
       timeoutMs: 2 * HOLD_MS,
       stop: () => stopLoad,
-    }).then((answers) => answers);
+    });
     const delivered = async () => {
       const { rows } = await db.query<{ email: string; n: number }>(
         'SELECT email, count(*)::int AS n FROM submissions WHERE email LIKE $1 GROUP BY email',
@@ -72,11 +75,17 @@ it('moves the queue slot to another master under load: no 503, every answer with
       return new Map(rows.map((r) => [r.email, r.n]));
     };
     // The move falls on a load in its stride, with keys enough in the slot to migrate for seconds.
-    await eventually(async () => (acknowledgedSoFar = (await delivered()).size) >= 200, {
-      timeoutMs: 60_000,
-      everyMs: 200,
-      explain: () => `only ${acknowledgedSoFar} submissions delivered before the move`,
-    });
+    await eventually(
+      async () => {
+        acknowledgedSoFar = (await delivered()).size;
+        return acknowledgedSoFar >= 200;
+      },
+      {
+        timeoutMs: 60_000,
+        everyMs: 200,
+        explain: () => `only ${acknowledgedSoFar} submissions delivered before the move`,
+      },
+    );
     const move = await cluster.moveSlot(slot, {
       batch: (keys) => Math.ceil(keys / (MIGRATING_MS / EVERY_MS)),
       everyMs: EVERY_MS,
@@ -86,11 +95,17 @@ it('moves the queue slot to another master under load: no 503, every answer with
     // Load goes on until submissions flow on the new master: 100 more delivered after the move.
     const afterMove = (await delivered()).size;
     let deliveredNow = afterMove;
-    await eventually(async () => (deliveredNow = (await delivered()).size) >= afterMove + 100, {
-      timeoutMs: 60_000,
-      everyMs: 200,
-      explain: () => `${deliveredNow - afterMove} delivered after the move`,
-    });
+    await eventually(
+      async () => {
+        deliveredNow = (await delivered()).size;
+        return deliveredNow >= afterMove + 100;
+      },
+      {
+        timeoutMs: 60_000,
+        everyMs: 200,
+        explain: () => `${deliveredNow - afterMove} delivered after the move`,
+      },
+    );
     stopLoad = true;
     const answers = await load;
 
@@ -103,11 +118,17 @@ it('moves the queue slot to another master under load: no 503, every answer with
     const acknowledged = answers.filter((a) => a.status === 200);
     // Drained: everything acknowledged delivered (bounded; what is missing then is reported as lost).
     let seen = 0;
-    await eventually(async () => (seen = (await delivered().catch(() => new Map())).size) >= acknowledged.length, {
-      timeoutMs: 90_000,
-      everyMs: 250,
-      explain: () => `${seen} of ${acknowledged.length} acknowledged submissions delivered`,
-    }).catch(() => {});
+    await eventually(
+      async () => {
+        seen = (await delivered().catch(() => new Map())).size;
+        return seen >= acknowledged.length;
+      },
+      {
+        timeoutMs: 90_000,
+        everyMs: 250,
+        explain: () => `${seen} of ${acknowledged.length} acknowledged submissions delivered`,
+      },
+    ).catch(() => {});
     const result = compareDelivery(answers, await delivered());
     // The worker rode the move too: no job spent an attempt on it (a TRYAGAIN, a CLUSTERDOWN) nor failed.
     const spentAttempts = await attemptsSpent(queue);

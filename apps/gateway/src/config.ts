@@ -161,7 +161,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     contactEmail: e.CONTACT_EMAIL,
     ...sharedSettings(e),
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
-    hold: Object.freeze({ ms: e.REDIS_HOLD_MS, maxRequests: e.REDIS_HOLD_MAX_REQUESTS, maxBytes: e.REDIS_HOLD_MAX_BYTES }),
+    hold: Object.freeze({
+      ms: e.REDIS_HOLD_MS,
+      maxRequests: e.REDIS_HOLD_MAX_REQUESTS,
+      maxBytes: e.REDIS_HOLD_MAX_BYTES,
+    }),
     cvUploadSlots: e.CV_UPLOAD_SLOTS,
     cvUploadSlotsPerClient: e.CV_UPLOAD_SLOTS_PER_CLIENT,
     cvUploadPace: Object.freeze({

@@ -13,7 +13,9 @@ export function withRedisDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
     const timer = setTimeout(
       () =>
         reject(
-          queueUnavailable(Object.assign(new Error(`Redis did not answer within ${ms} ms`), { code: 'REDIS_DEADLINE' })),
+          queueUnavailable(
+            Object.assign(new Error(`Redis did not answer within ${ms} ms`), { code: 'REDIS_DEADLINE' }),
+          ),
         ),
       ms,
     );

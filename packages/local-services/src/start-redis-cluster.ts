@@ -255,7 +255,8 @@ export async function startRedisCluster({
       const migratingMs = Date.now() - started;
       // The target first (it then answers for the slot), the source next (it stops sending ASK), then the rest.
       const others = (await mastersWithSlots()).filter((port) => port !== from && port !== to);
-      for (const port of [to, from, ...others]) await ask(port, (c) => c.call('CLUSTER', 'SETSLOT', slot, 'NODE', toId));
+      for (const port of [to, from, ...others])
+        await ask(port, (c) => c.call('CLUSTER', 'SETSLOT', slot, 'NODE', toId));
       return { from, to, keys, migratingMs };
     },
     async stop() {

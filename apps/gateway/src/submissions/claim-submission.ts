@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { scriptBatch } from './script-batch.ts';
-import type { TransitionHold } from './transition-hold.ts';
 import type { SubmissionKeys } from './submission-keys.ts';
+import type { TransitionHold } from './transition-hold.ts';
 
 /** What the first request with an Idempotency-Key recorded, as a retry finds it. */
 type IdempotencyRecord = {

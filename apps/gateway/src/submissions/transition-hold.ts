@@ -100,7 +100,8 @@ export function createTransitionHold({
      * the bound is reached, the hold runs out or the gateway stops.
      */
     async ride<T>(first: unknown, again: (ms: number) => Promise<T>, call: Held & { last: boolean }): Promise<T> {
-      const refused = () => ((first as { code?: string }).code === 'QUEUE_UNAVAILABLE' ? first : queueUnavailable(first));
+      const refused = () =>
+        (first as { code?: string }).code === 'QUEUE_UNAVAILABLE' ? first : queueUnavailable(first);
       if (limits.ms <= 0 || signal?.aborted || !isRedisTransition(first)) throw refused();
       const now = performance.now();
       if (held >= limits.maxRequests || heldBytes + call.bytes > limits.maxBytes) {
