@@ -124,13 +124,9 @@ export function createEnqueue(
   }
   // The durable ack holds only when the WAIT went to the master the add was sent to.
   async function addAndWait<K extends SubmissionKind>(payload: JobPayload<K>, ms: number): Promise<void> {
-    if (!durable) {
-      await add(payload, ms);
-      return;
-    }
-    const sentTo = durable.owner();
+    const sentTo = durable?.owner();
     await add(payload, ms);
-    if ((await replicated(durable.wait)) !== sentTo) throw slotMoved();
+    if (durable && (await replicated(durable.wait)) !== sentTo) throw slotMoved();
   }
   function add<K extends SubmissionKind>(payload: JobPayload<K>, ms: number): Promise<unknown> {
     const opts = { ...JOB_OPTIONS, jobId: payload.submissionId };
@@ -146,8 +142,11 @@ export function createEnqueue(
     return withRedisDeadline(added, ms);
   }
   return async function enqueue(payload) {
+    // addAndWait's steps written out: the ordinary path awaits what it did before the hold, nothing more.
+    const sentTo = durable?.owner();
     try {
-      await addAndWait(payload, timeoutMs);
+      await add(payload, timeoutMs);
+      if (durable && (await replicated(durable.wait)) !== sentTo) throw slotMoved();
     } catch (err) {
       if (!hold) throw err;
       // Held: the add under the same job id (a no-op if an earlier try landed, bar the `duplicated` event

@@ -10,7 +10,7 @@ import { createClaims } from './claim-submission.ts';
 import { cvUploadSlots } from './cv/cv-upload-slots.ts';
 import { readIdempotencyKey } from './idempotency-key.ts';
 import { createQuarantine } from './quarantine.ts';
-import { createEnqueue } from './queue.ts';
+import { createEnqueue, type DurableAck } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
 import { submissionKeys } from './submission-keys.ts';
 import { createTransitionHold } from './transition-hold.ts';
@@ -52,9 +52,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       wing.queue,
       wing.redis,
       config.enqueueTimeoutMs,
-      config.ackReplicas > 0
-        ? { owner: queueSlotOwner(wing.redis, config), wait: () => waitForReplicas(wing.redis, config) }
-        : undefined,
+      config.ackReplicas > 0 ? durableAck(wing.redis, config) : undefined,
       hold,
     ),
     quarantine: createQuarantine(wing.redis, config.redis, config.queueName, {
@@ -128,6 +126,12 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       throw err;
     }
   };
+}
+
+/** The WAIT and the slot's owner it is checked against, sharing one slot look-up. */
+function durableAck(redis: SubmissionWingDeps['redis'], config: SubmissionWingDeps['config']): DurableAck {
+  const owner = queueSlotOwner(redis, config);
+  return { owner, wait: () => waitForReplicas(redis, config, owner) };
 }
 
 /** A 4xx about what the client sent (its body, its media type, its size), not about the limit or a key. */

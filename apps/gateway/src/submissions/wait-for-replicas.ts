@@ -23,9 +23,10 @@ import type { ProducerRedis } from './queue.ts';
 export async function waitForReplicas(
   redis: ProducerRedis,
   config: Pick<GatewayConfig, 'ackReplicas' | 'enqueueTimeoutMs' | 'redis' | 'queueName'>,
+  slotOwner: () => string | undefined = queueSlotOwner(redis, config),
 ): Promise<string | undefined> {
   const wanted = config.ackReplicas;
-  const owner = queueSlotOwner(redis, config)();
+  const owner = slotOwner();
   if (wanted <= 0) return owner;
   const node = redis instanceof Cluster ? masterNamed(redis, owner) : redis;
   // Redis gives up at the deadline and answers with the count so far; our own deadline, a little later,
