@@ -100,14 +100,12 @@ export function createTransitionHold({
      * the bound is reached, the hold runs out or the gateway stops.
      */
     async ride<T>(first: unknown, again: (ms: number) => Promise<T>, call: Held & { last: boolean }): Promise<T> {
-      const refused = () =>
-        (first as { code?: string }).code === 'QUEUE_UNAVAILABLE' ? first : queueUnavailable(first);
-      if (limits.ms <= 0 || signal?.aborted || !isRedisTransition(first)) throw refused();
+      if (limits.ms <= 0 || signal?.aborted || !isRedisTransition(first)) throw unavailable(first);
       const now = performance.now();
       if (held >= limits.maxRequests || heldBytes + call.bytes > limits.maxBytes) {
         metrics?.holdDuration.observe({ outcome: 'over_bound' }, 0);
         episode.overBound++;
-        throw refused();
+        throw unavailable(first);
       }
       sweep(now);
       const firstFailedAt = since.get(call.key) ?? now;
@@ -132,7 +130,7 @@ export function createTransitionHold({
         const left = deadline - performance.now();
         if (signal?.aborted || left <= 0) {
           end(signal?.aborted ? 'shutdown' : 'gave_up', now, call, call.last);
-          throw queueUnavailable(last);
+          throw unavailable(last);
         }
         try {
           // The try is raced against the deadline: a request is answered within the hold, whatever Redis does.
@@ -144,7 +142,7 @@ export function createTransitionHold({
           last = err;
           if (!isRedisTransition(err)) {
             end('gave_up', now, call, true);
-            throw queueUnavailable(err);
+            throw unavailable(err);
           }
         }
       }
@@ -195,6 +193,11 @@ export function createTransitionHold({
 }
 
 export type TransitionHold = ReturnType<typeof createTransitionHold>;
+
+/** The 503 for `err`: itself when it is one already (redis-deadline.ts made it), else one caused by it. */
+function unavailable(err: unknown): unknown {
+  return (err as { code?: unknown } | undefined)?.code === 'QUEUE_UNAVAILABLE' ? err : queueUnavailable(err);
+}
 
 /** The failure's class for the episode's log line: its code or the first words of its message (no data). */
 function describe(err: unknown): string {
