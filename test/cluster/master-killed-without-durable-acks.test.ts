@@ -14,6 +14,13 @@ it('holds requests through a master failover (no 503), and reports acknowledged 
     `[cluster] failover, durable acks off: ${JSON.stringify(statuses)}, promoted after ${run.promotedAfterMs} ms, ` +
       `${run.acknowledged} acknowledged, ${run.lost.length} lost, ${run.duplicated.length} duplicated`,
   );
+  // Where the lost ones fell: answered (ms after the kill) and how long each was held.
+  const lostAt = run.answers
+    .filter((a) => run.lost.includes(a.email))
+    .map((a) => `${a.at - run.faultAt}/${Math.round(a.ms)}`);
+  console.log(
+    `[cluster] lost, answered ms after the kill / held ms: ${lostAt.join(' ')}; restarted ${run.lastWithoutReplicaAt - run.faultAt} ms after the kill`,
+  );
   expect(Object.keys(statuses).filter((s) => s !== '200' && s !== '503')).toEqual([]);
   expect(seen.unexplained503).toEqual([]);
   expect(run.duplicated).toEqual([]);
