@@ -8,6 +8,13 @@ import { eventually } from '../support/wait.ts';
 let redis: LocalRedis;
 let gateway: RunningGateway;
 
+// A short hold, so an outage longer than it is quick to drive; the bound small enough to reach.
+const HOLD_MS = 1_500;
+const MAX_HELD = 8;
+// Room for two partner-webinar payloads with 1,500 characters of questions, not three.
+const MAX_HELD_BYTES = 4_000;
+const ADMIN_TOKEN = 'down-at-enqueue-admin-token';
+
 beforeAll(async () => {
   redis = await startRedisServer();
   gateway = await startGateway(
@@ -17,6 +24,11 @@ beforeAll(async () => {
       REDIS_URL: redis.url,
       QUEUE_NAME: `down-${randomUUID()}`,
       LOG_LEVEL: 'silent',
+      RATE_LIMIT_REQUESTS: '0',
+      ADMIN_TOKEN,
+      REDIS_HOLD_MS: String(HOLD_MS),
+      REDIS_HOLD_MAX_REQUESTS: String(MAX_HELD),
+      REDIS_HOLD_MAX_BYTES: String(MAX_HELD_BYTES),
     }),
   );
 });
@@ -25,16 +37,56 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-function submit() {
-  return fetch(`${gateway.url}/api/contact`, {
+function submit(path = '/api/contact', body: object = { email: `${randomUUID()}@acme.io` }) {
+  return fetch(`${gateway.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: `${randomUUID()}@acme.io` }),
+    body: JSON.stringify(body),
   });
 }
 
-describe('Redis down at enqueue', () => {
-  it('answers 503 QUEUE_UNAVAILABLE with Retry-After within about a second, then recovers without a restart', async () => {
+/** A creator-signup: no claim before its add (not a contact kind, no key, no limit), so only its add is held. */
+const creator = () => submit('/api/creator-signup', { email: `${randomUUID()}@creators.example`, name: 'Cleo' });
+/** A partner-webinar whose payload is about 1,700 bytes. */
+const webinar = () =>
+  submit('/api/partner-webinar', {
+    fullName: 'Katherine Johnson',
+    workEmail: `${randomUUID()}@acme.io`,
+    questions: 'q'.repeat(1_500),
+  });
+
+/** The gateway's held-submission gauges, as /admin/metrics shows them. */
+async function heldNow(): Promise<{ requests: number; bytes: number }> {
+  const text = await (
+    await fetch(`${gateway.url}/admin/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  ).text();
+  const read = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+  return { requests: read('forms_submissions_held'), bytes: read('forms_submissions_held_bytes') };
+}
+
+/** Sends `n` at once, sampling the gauges until every one is answered: statuses, times, the largest held. */
+async function burst(n: number, send: () => Promise<Response>) {
+  let answered = 0;
+  const peak = { requests: 0, bytes: 0 };
+  const answers = Promise.all(
+    Array.from({ length: n }, async () => {
+      const started = performance.now();
+      const res = await send();
+      await res.arrayBuffer();
+      answered++;
+      return { status: res.status, retryAfter: res.headers.get('retry-after'), ms: performance.now() - started };
+    }),
+  );
+  while (answered < n) {
+    const now = await heldNow();
+    peak.requests = Math.max(peak.requests, now.requests);
+    peak.bytes = Math.max(peak.bytes, now.bytes);
+  }
+  return { answers: await answers, peak };
+}
+
+describe('Redis down at enqueue, longer than the hold', () => {
+  it('holds a submission for REDIS_HOLD_MS, then answers 503 QUEUE_UNAVAILABLE with Retry-After, and recovers without a restart', async () => {
     expect((await submit()).status).toBe(200);
 
     await redis.stop();
@@ -45,27 +97,135 @@ describe('Redis down at enqueue', () => {
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('5');
       expect(await res.json()).toMatchObject({ code: 'QUEUE_UNAVAILABLE', error: 'queue_unavailable' });
-      expect(elapsed).toBeLessThan(1_500);
+      // Held the whole hold (the outage outlasted it), answered within it plus a second.
+      expect(elapsed).toBeGreaterThanOrEqual(HOLD_MS - 50);
+      expect(elapsed).toBeLessThan(HOLD_MS + 1_000);
     }
     expect((await fetch(`${gateway.url}/readyz`)).status).toBe(503);
     expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
 
     redis = await startRedisServer({ port: redis.port });
-    await eventually(async () => (await submit()).status === 200, { timeoutMs: 10_000, everyMs: 200 });
+    await eventually(async () => (await submit()).status === 200, {
+      timeoutMs: 10_000,
+      everyMs: 200,
+      explain: () => 'submissions never answered 200 again after Redis came back',
+    });
     expect((await fetch(`${gateway.url}/readyz`)).status).toBe(200);
   });
 
-  it('answers 503 within the enqueue deadline when Redis hangs (SIGSTOP), and recovers when it resumes', async () => {
-    expect((await submit()).status).toBe(200);
+  it('holds at most REDIS_HOLD_MAX_REQUESTS at once: past them a new submission is answered 503 at once', async () => {
+    await redis.stop();
+    try {
+      const { answers, peak } = await burst(30, creator);
+      console.log(`[hold] 30 at once, bound ${MAX_HELD}: peak held ${JSON.stringify(peak)}`);
+      expect(answers.map((a) => [a.status, a.retryAfter])).toEqual(answers.map(() => [503, '5']));
+      const held = answers.filter((a) => a.ms >= HOLD_MS - 50);
+      expect(held.length).toBe(MAX_HELD);
+      // The rest were refused at once rather than held: well under the hold.
+      expect(answers.filter((a) => a.ms < HOLD_MS / 2).length).toBe(30 - MAX_HELD);
+      expect(peak.requests).toBe(MAX_HELD);
+      expect(await heldNow()).toEqual({ requests: 0, bytes: 0 });
+    } finally {
+      redis = await startRedisServer({ port: redis.port });
+    }
+  });
+
+  it('holds at most REDIS_HOLD_MAX_BYTES at once: past them a new submission is answered 503 at once', async () => {
+    await redis.stop();
+    try {
+      const { answers, peak } = await burst(6, webinar);
+      console.log(`[hold] 6 large at once, bound ${MAX_HELD_BYTES} bytes: peak held ${JSON.stringify(peak)}`);
+      expect(answers.map((a) => a.status)).toEqual(answers.map(() => 503));
+      expect(answers.filter((a) => a.ms >= HOLD_MS - 50).length).toBe(2);
+      expect(peak.bytes).toBeLessThanOrEqual(MAX_HELD_BYTES);
+      expect(peak.requests).toBe(2);
+    } finally {
+      redis = await startRedisServer({ port: redis.port });
+    }
+  });
+});
+
+describe('Redis paused (SIGSTOP) for less than the hold', () => {
+  it('holds the submission and answers 200 once Redis resumes', async () => {
+    await eventually(async () => (await submit()).status === 200, {
+      timeoutMs: 10_000,
+      everyMs: 200,
+      explain: () => 'the gateway never answered 200 before the pause',
+    });
     redis.process.kill('SIGSTOP');
+    let resumed = false;
     try {
       const started = performance.now();
-      const res = await submit();
-      expect(res.status).toBe(503);
-      expect(performance.now() - started).toBeLessThan(1_500);
-    } finally {
+      const answer = creator();
+      // Resumed once the gateway says it holds the request: the pause did reach it.
+      await eventually(async () => (await heldNow()).requests === 1, {
+        timeoutMs: HOLD_MS,
+        everyMs: 20,
+        explain: () => 'the gateway never held the request while Redis was paused',
+      });
       redis.process.kill('SIGCONT');
+      resumed = true;
+      const res = await answer;
+      expect(res.status).toBe(200);
+      expect(performance.now() - started).toBeLessThan(HOLD_MS + 1_000);
+    } finally {
+      if (!resumed) redis.process.kill('SIGCONT');
     }
-    await eventually(async () => (await submit()).status === 200, { timeoutMs: 10_000, everyMs: 200 });
+  });
+});
+
+describe('a gateway stopped while it holds submissions', () => {
+  it('answers what it holds with 503 and Retry-After at once, and stops without waiting out the hold', async () => {
+    const holding = await startGateway(
+      loadConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        REDIS_URL: redis.url,
+        QUEUE_NAME: `down-stop-${randomUUID()}`,
+        LOG_LEVEL: 'silent',
+        RATE_LIMIT_REQUESTS: '0',
+        ADMIN_TOKEN,
+        REDIS_HOLD_MS: '30000',
+      }),
+    );
+    let stopped = false;
+    await redis.stop();
+    try {
+      const held = Array.from({ length: 3 }, async () => {
+        const res = await fetch(`${holding.url}/api/creator-signup`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: `${randomUUID()}@creators.example`, name: 'Cleo' }),
+        });
+        return { res, at: performance.now() };
+      });
+      // Stopped once the gateway says it holds all three.
+      await eventually(
+        async () => {
+          const text = await (
+            await fetch(`${holding.url}/admin/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+          ).text();
+          return /^forms_submissions_held(?:\{[^}]*\})? 3$/m.test(text);
+        },
+        { timeoutMs: 10_000, everyMs: 20, explain: () => 'the gateway never held the three submissions' },
+      );
+      const stopping = performance.now();
+      await holding.stop();
+      stopped = true;
+      const stopMs = performance.now() - stopping;
+      const answers = await Promise.all(held);
+      expect(answers.map(({ res }) => [res.status, res.headers.get('retry-after')])).toEqual([
+        [503, '5'],
+        [503, '5'],
+        [503, '5'],
+      ]);
+      // Answered as the stop began, not at the end of their 30 s hold; the stop (closing the queue's
+      // connection to a Redis that is away takes a few seconds of its own) well under the hold too.
+      expect(Math.max(...answers.map(({ at }) => at - stopping))).toBeLessThan(1_000);
+      expect(stopMs).toBeLessThan(10_000);
+    } finally {
+      if (!stopped) await holding.stop();
+      redis = await startRedisServer({ port: redis.port });
+    }
   });
 });

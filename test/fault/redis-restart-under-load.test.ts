@@ -43,8 +43,13 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+// The outage this test drives: shorter than the hold (REDIS_HOLD_MS, 10 s by default), so no submission
+// should see it but as a slower answer.
+const DOWN_MS = 2_000;
+const HOLD_MS = 10_000;
+
 describe('Redis restarted (AOF on) under load', () => {
-  it('answers 503 with Retry-After within a second while it is down, and delivers every acknowledged submission exactly once', async () => {
+  it('holds submissions through a restart shorter than the hold: no 503, every answer within the hold, every acknowledged submission delivered exactly once', async () => {
     // A short lock: jobs active when Redis went away are taken back within seconds, not the default 30 s.
     worker = await spawnWorker({
       ...store.workerEnv,
@@ -52,30 +57,39 @@ describe('Redis restarted (AOF on) under load', () => {
       QUEUE_NAME: queueName,
       WORKER_LOCK_DURATION_MS: '2000',
     });
-    const started = Date.now();
+    let restarted: number | undefined;
     const load = sendCreatorsUnderLoad(() => gateway.url, {
       lanes: 10,
-      max: 30_000, // a bound; the 6 s end the load, well after Redis is back
-      until: () => Date.now() - started > 6_000,
+      max: 30_000, // a bound; the load ends 2 s after Redis is back
+      until: () => restarted !== undefined && performance.now() - restarted > 2_000,
       tag: `restart-${randomUUID()}`,
     });
-    await sleep(1_500);
+    // The restart falls on a load in its stride: some submissions already queued or delivered.
+    const before = new Queue(queueName, { connection: { url: redis.url } });
+    const counted = async () =>
+      Object.values(await before.getJobCounts('waiting', 'active', 'completed')).reduce((a, b) => a + b, 0);
+    await eventually(async () => (await counted()) >= 20, {
+      timeoutMs: 30_000,
+      everyMs: 100,
+      explain: () => 'the load never got 20 submissions queued before the restart',
+    }).finally(() => before.close());
     await redis.stop(); // SIGTERM: Redis writes its append-only file out and exits
-    await sleep(2_000);
+    const stopped = performance.now();
+    await sleep(DOWN_MS);
     redis = await startRedisServer({ port: redis.port, dir: dataDir });
-    const restarted = performance.now();
+    restarted = performance.now();
     const sent = await load;
 
-    const refused = sent.filter((s) => s.status !== 200);
     const acknowledged = acknowledgedIds(sent);
-    expect(refused.length).toBeGreaterThan(0);
     expect(sent.filter((s) => s.error)).toEqual([]); // every request had an HTTP answer
-    for (const s of refused)
-      expect({ status: s.status, retryAfter: s.retryAfter }).toEqual({ status: 503, retryAfter: '5' });
-    // ENQUEUE_TIMEOUT_MS is 1 s; a refused connection answers at once. The slack is for a loaded CI machine.
-    expect(Math.max(...refused.map((s) => s.ms))).toBeLessThan(1_250);
-    const afterRestart = sent.filter((s) => s.status === 200 && s.at > restarted).length;
-    expect(afterRestart).toBeGreaterThan(0);
+    // Requests that arrived while Redis was away were held and answered once it was back: no 503.
+    expect(sent.filter((s) => s.status !== 200).map((s) => ({ status: s.status, ms: Math.round(s.ms) }))).toEqual([]);
+    // The outage did reach requests: some were held across it (in flight when Redis stopped, answered after
+    // it was back).
+    const heldAcross = sent.filter((s) => s.at < stopped + 100 && s.at + s.ms > restarted!);
+    expect(heldAcross.length).toBeGreaterThan(0);
+    // Within the hold plus a second, whatever the machine's load.
+    expect(Math.max(...sent.map((s) => s.ms))).toBeLessThan(HOLD_MS + 1_000);
 
     const queue = new Queue(queueName, { connection: { url: redis.url } });
     try {
@@ -84,7 +98,7 @@ describe('Redis restarted (AOF on) under load', () => {
           const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
           return Object.values(c).every((n) => n === 0);
         },
-        { timeoutMs: 60_000, everyMs: 250 },
+        { timeoutMs: 60_000, everyMs: 250, explain: () => 'the worker never drained the queue' },
       );
       expect(await queue.getFailedCount()).toBe(0);
     } finally {
@@ -98,13 +112,10 @@ describe('Redis restarted (AOF on) under load', () => {
     const ids = new Set(rows.map((r) => r.id));
     expect(ids.size).toBe(rows.length);
     for (const id of acknowledged) expect(ids.has(id)).toBe(true);
-    // Rows beyond the acknowledged ones can only be submissions answered 503 whose add Redis took just as
-    // it went down (the client was told it may not have been recorded, and retries safely with its key).
-    const refusedEmails = new Set(refused.map((s) => s.email));
-    const extra = rows.filter((r) => !acknowledged.has(r.id));
-    for (const r of extra) expect(refusedEmails.has(r.email)).toBe(true);
+    // Every request was answered 200, so every row is an acknowledged one: nothing stored twice, nothing extra.
+    expect(rows.filter((r) => !acknowledged.has(r.id))).toEqual([]);
     console.log(
-      `${sent.length} sent, ${acknowledged.size} acknowledged (${afterRestart} after the restart), ${refused.length} answered 503 (slowest ${Math.max(...refused.map((s) => s.ms)).toFixed(0)} ms), ${extra.length} of those stored anyway`,
+      `${sent.length} sent, ${acknowledged.size} acknowledged, ${heldAcross.length} held across the ${DOWN_MS} ms outage (slowest answer ${Math.max(...sent.map((s) => s.ms)).toFixed(0)} ms)`,
     );
   }, 120_000);
 });

@@ -40,6 +40,9 @@ describe('the demo site in headless Chromium, cross-origin to the gateway', () =
     ]);
     pipeline = await startPipeline({
       REDIS_URL: redis.url,
+      // The outage below is the client's to ride (its 503 retries with the key): the gateway's own hold off,
+      // as past the hold (REDIS_HOLD_MS), the 503 at once.
+      REDIS_HOLD_MS: '0',
       VIDEO_FEED_URL: `http://127.0.0.1:${(feed.address() as AddressInfo).port}/feed.xml`,
       ...s3.env(`site-${randomUUID().slice(0, 8)}`),
     });

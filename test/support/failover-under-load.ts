@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { createWorkerRedis } from '../../apps/worker/src/create-worker-redis.ts';
 import { openTestDatabase } from './crm-database.ts';
 import { type Answer, compareDelivery, submitMany } from './submit-many.ts';
-import { eventually, sleep } from './wait.ts';
+import { eventually } from './wait.ts';
 
 export type FailoverRun = {
   answers: Answer[];
@@ -19,6 +19,17 @@ export type FailoverRun = {
   promotedAfterMs: number;
   /** 200s answered after the killed node rejoined as a replica. */
   acknowledgedAfterRecovery: number;
+  /** REDIS_HOLD_MS the gateway ran with. */
+  holdMs: number;
+  /** When the fault began (ms since the epoch). */
+  faultAt: number;
+  /**
+   * The last moment the queue's slot was seen without a replica in sync (its master down, or a master with
+   * no replica online): the transition's end as durable acks see it.
+   */
+  lastWithoutReplicaAt: number;
+  /** Jobs that spent an attempt (failed once or more), with BullMQ's last reason. */
+  spentAttempts: { id: string | undefined; attemptsMade: number; reasons: string[] }[];
 };
 
 /**
@@ -28,7 +39,19 @@ export type FailoverRun = {
  * rejoined as the new master's replica and load has run a while longer. Then the worker drains the queue
  * and every submission answered 200 is looked for in the store.
  */
-export async function failoverUnderLoad({ ackReplicas }: { ackReplicas: number }): Promise<FailoverRun> {
+export async function failoverUnderLoad({
+  ackReplicas,
+  fault = 'kill',
+  holdMs = 10_000,
+}: {
+  ackReplicas: number;
+  /**
+   * `kill`: SIGKILL, the node restarted empty once its replica is promoted. `stop`: SIGSTOP (a stale
+   * master, alive but silent), SIGCONT once its replica is promoted: it rejoins as that replica's replica.
+   */
+  fault?: 'kill' | 'stop';
+  holdMs?: number;
+}): Promise<FailoverRun> {
   const cluster = await startRedisCluster({ nodeTimeoutMs: 1_500 });
   const store = await openTestDatabase();
   const db = await store.read();
@@ -36,6 +59,7 @@ export async function failoverUnderLoad({ ackReplicas }: { ackReplicas: number }
     REDIS_CLUSTER_NODES: cluster.seeds,
     QUEUE_NAME: `failover-${randomUUID()}`,
     REDIS_ACK_REPLICAS: String(ackReplicas),
+    REDIS_HOLD_MS: String(holdMs),
     // All the load comes from 127.0.0.1: the per-client limit (600/min by default) would answer it 429.
     RATE_LIMIT_REQUESTS: '0',
     LOG_LEVEL: 'silent',
@@ -50,33 +74,6 @@ export async function failoverUnderLoad({ ackReplicas }: { ackReplicas: number }
     const slot = new Command('get', [`{forms}:${env.QUEUE_NAME}`]).getSlot();
     let stopLoad = false;
     const tag = `fo${Date.now().toString(36)}`;
-    const load = submitMany({
-      urls: [gateway.url],
-      count: 50_000,
-      concurrency: 16,
-      tag,
-      // The gateway's own bounds add up to under 4 s (claim, add and WAIT at 1 s each, plus slack). On two
-      // shared cores at a load average of 20, 8 s was measured to be too short for a starved event loop to
-      // answer; 20 s still tells a bounded answer from a hang.
-      timeoutMs: 20_000,
-      stop: () => stopLoad,
-    });
-    await sleep(1_500);
-    const victim = await cluster.masterOf(slot);
-    const killedAt = Date.now();
-    await cluster.kill(victim);
-    await eventually(async () => (await cluster.masterOf(slot).catch(() => victim)) !== victim, {
-      timeoutMs: 30_000,
-      everyMs: 50,
-    });
-    const promotedAfterMs = Date.now() - killedAt;
-    await cluster.restart(victim);
-    await cluster.waitHealthy({ slot, replicas: 1, timeoutMs: 30_000 });
-    const recoveredAt = Date.now();
-    await sleep(2_000);
-    stopLoad = true;
-    const answers = await load;
-
     const delivered = async () => {
       const { rows } = await db.query<{ email: string; n: number }>(
         'SELECT email, count(*)::int AS n FROM submissions WHERE email LIKE $1 GROUP BY email',
@@ -84,6 +81,61 @@ export async function failoverUnderLoad({ ackReplicas }: { ackReplicas: number }
       );
       return new Map(rows.map((r) => [r.email, r.n]));
     };
+
+    const load = submitMany({
+      urls: [gateway.url],
+      count: 50_000,
+      concurrency: 16,
+      tag,
+      // The gateway answers within its hold (REDIS_HOLD_MS), plus a second. On two shared cores at a load
+      // average of 20, 8 s was measured to be too short for a starved event loop to answer a request its
+      // bounds gave 4 s; twice the hold still tells a bounded answer from a hang.
+      timeoutMs: 2 * holdMs,
+      stop: () => stopLoad,
+    });
+    // The fault falls on a load in its stride: some submissions already delivered.
+    await eventually(
+      async () =>
+        (await db.query('SELECT 1 FROM submissions WHERE email LIKE $1 LIMIT 50', [`${tag}-%`])).rows.length >= 50,
+      { timeoutMs: 30_000, everyMs: 100, explain: () => 'the load never got 50 submissions delivered' },
+    );
+    const victim = await cluster.masterOf(slot);
+    const faultAt = Date.now();
+    let lastWithoutReplicaAt = faultAt;
+    if (fault === 'kill') await cluster.kill(victim);
+    else cluster.pause(victim);
+    await eventually(async () => (await cluster.masterOf(slot).catch(() => victim)) !== victim, {
+      timeoutMs: 30_000,
+      everyMs: 50,
+      explain: () => `no replica of ${victim} was promoted`,
+    });
+    const promotedAfterMs = Date.now() - faultAt;
+    // The last moment the slot surely had no replica: the old master dead or paused, not yet back. It may
+    // resync within the restart itself (before `restart` has seen it answer), so not after that.
+    lastWithoutReplicaAt = Date.now();
+    if (fault === 'kill') await cluster.restart(victim);
+    else cluster.resume(victim);
+    // Until the promoted master has a replica online again, durable acks cannot be given.
+    await eventually(
+      async () => {
+        const online = await cluster.replicasOnline(slot).catch(() => 0);
+        if (online === 0) lastWithoutReplicaAt = Date.now();
+        return online > 0;
+      },
+      { timeoutMs: 30_000, everyMs: 50, explain: () => `the master of slot ${slot} never had a replica online again` },
+    );
+    await cluster.waitHealthy({ slot, replicas: 1, timeoutMs: 30_000 });
+    const recoveredAt = Date.now();
+    // Load goes on until submissions flow again with a replica in sync: 50 more delivered.
+    const deliveredBefore = (await delivered()).size;
+    await eventually(async () => (await delivered()).size >= deliveredBefore + 50, {
+      timeoutMs: 30_000,
+      everyMs: 100,
+      explain: () => 'submissions did not flow again after the recovery',
+    });
+    stopLoad = true;
+    const answers = await load;
+
     const acknowledged = answers.filter((a) => a.status === 200).length;
     // Lost ones never arrive: wait until everything acknowledged is delivered, or the queue has nothing left
     // to run (jobs the dead master had handed out come back after one lock period), bounded.
@@ -141,11 +193,16 @@ export async function failoverUnderLoad({ ackReplicas }: { ackReplicas: number }
       }
       console.log(`[cluster] lost submissions found in the queue: ${JSON.stringify(states)}`);
     }
+    const spentAttempts = await attemptsSpent(queue);
     await queue.close();
     return {
+      spentAttempts,
       answers,
       ...result,
       promotedAfterMs,
+      holdMs,
+      faultAt,
+      lastWithoutReplicaAt,
       acknowledgedAfterRecovery: answers.filter((a) => a.status === 200 && a.at > recoveredAt).length,
     };
   } finally {
@@ -154,4 +211,43 @@ export async function failoverUnderLoad({ ackReplicas }: { ackReplicas: number }
     await store.close().catch(() => {});
     await cluster.stop();
   }
+}
+
+/**
+ * What the failover tests assert of every run: a 503 only for a request the transition outlasted (it
+ * started during the transition and its whole hold ended before the slot had a replica in sync again, with
+ * a second's margin for the WAIT and the slot map's refresh), and, with durable acks, no 200 while the slot
+ * had no replica in sync (from the fault, with 250 ms for answers whose WAIT was acknowledged just before it,
+ * until a replica was seen online again).
+ */
+export function transitionAnswers(run: FailoverRun) {
+  const started = (a: Answer) => a.at - a.ms;
+  const outlasted = (a: Answer) =>
+    started(a) >= run.faultAt - run.holdMs && started(a) + run.holdMs <= run.lastWithoutReplicaAt + 1_000;
+  return {
+    unexplained503: run.answers.filter((a) => a.status === 503 && !outlasted(a)),
+    acknowledgedWithoutReplica: run.answers.filter(
+      (a) => a.status === 200 && a.at > run.faultAt + 250 && a.at < run.lastWithoutReplicaAt,
+    ),
+    /** Held across the whole transition: in flight at the fault, answered 200 once it was over. */
+    heldAcross: run.answers.filter(
+      (a) => a.status === 200 && started(a) <= run.faultAt && a.at >= run.lastWithoutReplicaAt,
+    ),
+    transitionMs: run.lastWithoutReplicaAt - run.faultAt,
+  };
+}
+
+/**
+ * Jobs of `queue` that spent an attempt: BullMQ counts the attempt that completed a job too, so more than
+ * one, or a failure's reason or stack kept, is a failed attempt. With each failure's first line.
+ */
+export async function attemptsSpent(queue: Queue) {
+  const jobs = await queue.getJobs(['completed', 'failed', 'delayed', 'wait', 'active'], 0, 100_000);
+  return jobs
+    .filter((job) => job && (job.attemptsMade > 1 || job.failedReason || job.stacktrace?.length))
+    .map((job) => ({
+      id: job.id,
+      attemptsMade: job.attemptsMade,
+      reasons: [job.failedReason ?? '', ...(job.stacktrace ?? []).map((line) => line.split('\n')[0] ?? '')],
+    }));
 }

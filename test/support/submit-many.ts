@@ -9,6 +9,8 @@ export type Answer = {
   status: number | 'hang' | 'error';
   /** When the answer came, ms since the epoch. */
   at: number;
+  /** How long the answer took. */
+  ms: number;
 };
 
 /**
@@ -40,6 +42,7 @@ export async function submitMany({
       const body = validBody(endpoint.kind, `${tag}-${i}`);
       const email = String(body[endpoint.emailField]);
       let status: Answer['status'];
+      const started = performance.now();
       try {
         const res = await fetch(`${urls[i % urls.length]}${endpoint.path}`, {
           method: endpoint.method,
@@ -52,7 +55,7 @@ export async function submitMany({
       } catch (err) {
         status = (err as Error).name === 'TimeoutError' ? 'hang' : 'error';
       }
-      answers.push({ email, kind: endpoint.kind, status, at: Date.now() });
+      answers.push({ email, kind: endpoint.kind, status, at: Date.now(), ms: performance.now() - started });
     }
   }
   await Promise.all(Array.from({ length: concurrency }, lane));

@@ -33,6 +33,8 @@ export type GatewayDeps = {
   notReady?: () => string | undefined;
   /** While true, submissions are refused (503 GATEWAY_NOT_READY): this gateway's ids would not match. */
   refuseSubmissions?: () => boolean;
+  /** Aborted when the gateway stops: what the submission wing holds through a Redis transition is answered. */
+  stopping?: AbortSignal | undefined;
 } & AgentSurfaceDeps;
 
 /** Mounts the wings' routers and orders the middleware; no handler lives here. */

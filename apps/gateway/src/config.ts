@@ -30,6 +30,9 @@ const EnvSchema = v.object({
   ADMIN_TOKEN: envAdminToken,
   ADMIN_TOKEN_PREVIOUS: envAdminToken,
   ENQUEUE_TIMEOUT_MS: v.optional(envInt, '1000'),
+  REDIS_HOLD_MS: v.optional(wholeNumber, '10000'),
+  REDIS_HOLD_MAX_REQUESTS: v.optional(envInt, '2000'),
+  REDIS_HOLD_MAX_BYTES: v.optional(envInt, '16777216'),
   CV_UPLOAD_SLOTS: v.optional(envInt, '4'),
   CV_UPLOAD_SLOTS_PER_CLIENT: v.optional(envInt, '1'),
   CV_UPLOAD_TIMEOUT_MS: v.optional(envInt, '60000'),
@@ -110,6 +113,12 @@ export type GatewayConfig = Readonly<{
   /** REDIS_ALLOW_EVICTION=true: start even when Redis's maxmemory-policy is not noeviction. */
   allowEviction: boolean;
   enqueueTimeoutMs: number;
+  /**
+   * A Redis transition (failover, restart, slot move) ridden through inside the request: how long a
+   * submission is held and retried before its 503 (0: never, the 503 at once), and how many requests and
+   * bytes one gateway holds at most (past them, the 503 at once). submissions/transition-hold.ts.
+   */
+  hold: Readonly<{ ms: number; maxRequests: number; maxBytes: number }>;
   /** Careers requests that may carry a CV, in flight at once; past it a 503 CV_UPLOADS_BUSY (memory bound). */
   cvUploadSlots: number;
   /** Of those, how many one client address may hold at once (past it, the same 503). */
@@ -186,6 +195,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     contactEmail: e.CONTACT_EMAIL,
     ...sharedSettings(e),
     enqueueTimeoutMs: e.ENQUEUE_TIMEOUT_MS,
+    hold: Object.freeze({
+      ms: e.REDIS_HOLD_MS,
+      maxRequests: e.REDIS_HOLD_MAX_REQUESTS,
+      maxBytes: e.REDIS_HOLD_MAX_BYTES,
+    }),
     cvUploadSlots: e.CV_UPLOAD_SLOTS,
     cvUploadSlotsPerClient: e.CV_UPLOAD_SLOTS_PER_CLIENT,
     cvUploadPace: Object.freeze({

@@ -177,6 +177,27 @@ export function createGatewayMetrics({
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers: [registry],
     }),
+    // A Redis transition ridden through inside the request (submissions/transition-hold.ts): changed only
+    // on that path, never by an ordinary request.
+    held: new Gauge({
+      name: 'forms_submissions_held',
+      aggregator: 'sum',
+      help: 'Submission requests held now through a Redis transition (failover, restart, slot move), retried inside the request; bounded by REDIS_HOLD_MAX_REQUESTS',
+      registers: [registry],
+    }),
+    heldBytes: new Gauge({
+      name: 'forms_submissions_held_bytes',
+      aggregator: 'sum',
+      help: 'Bytes of the submissions held now through a Redis transition (their job payloads); bounded by REDIS_HOLD_MAX_BYTES',
+      registers: [registry],
+    }),
+    holdDuration: new Histogram({
+      name: 'forms_submission_hold_duration_seconds',
+      help: 'How long a submission was held through a Redis transition, by outcome: stored (answered 200), gave_up (the hold ran out or Redis failed otherwise: 503), over_bound (the bound was full: 503 at once), shutdown (503 as the gateway stopped)',
+      labelNames: ['outcome'] as const,
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 10, 15, 30],
+      registers: [registry],
+    }),
   };
 }
 

@@ -10,7 +10,15 @@ const QUEUE_RETRY_AFTER_SECONDS = 5;
  */
 export function withRedisDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(queueUnavailable(new Error(`Redis did not answer within ${ms} ms`))), ms);
+    const timer = setTimeout(
+      () =>
+        reject(
+          queueUnavailable(
+            Object.assign(new Error(`Redis did not answer within ${ms} ms`), { code: 'REDIS_DEADLINE' }),
+          ),
+        ),
+      ms,
+    );
     work.then(
       (value) => {
         clearTimeout(timer);

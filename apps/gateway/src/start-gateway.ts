@@ -75,6 +75,7 @@ export async function startGateway(
       })
     : undefined;
   const counters = createAbuseCounters();
+  const abortHolds = new AbortController();
   const app = createApp({
     config,
     queue,
@@ -84,6 +85,7 @@ export async function startGateway(
     counters,
     notReady: () => idKey.notReady() ?? alsoNotReady?.(),
     refuseSubmissions: idKey.differs,
+    stopping: abortHolds.signal,
   });
   const server = createServer(app.callback());
   await listenOn(server, { port: config.port, host: config.host, variable: 'PORT' });
@@ -99,6 +101,9 @@ export async function startGateway(
     counters,
     async stop() {
       stopping = true;
+      // Submissions held through a Redis transition are answered 503 (Retry-After) now, not at their hold's
+      // end: the client tries again elsewhere, and the close below does not wait out REDIS_HOLD_MS.
+      abortHolds.abort();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await idKey.close();
       await queue.close();

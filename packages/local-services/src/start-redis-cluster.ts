@@ -28,11 +28,28 @@ export type LocalRedisCluster = {
   kill: (port: number) => Promise<void>;
   /** Starts a killed node again on its port and folder; it rejoins, as a replica if it was failed over. */
   restart: (port: number) => Promise<void>;
+  /** SIGSTOPs a node: alive, holding its connections, answering nothing (a stale master once failed over). */
+  pause: (port: number) => void;
+  /** SIGCONTs a paused node: it learns it was failed over and rejoins as a replica. */
+  resume: (port: number) => void;
+  /** How many replicas the master of `slot` has online now (INFO replication), asked of that master. */
+  replicasOnline: (slot: number) => Promise<number>;
   /**
    * Waits until every live node says `cluster_state:ok` and the master of `slot` (of every slot when
    * omitted) has at least `replicas` replicas online.
    */
   waitHealthy: (opts?: { slot?: number; replicas?: number; timeoutMs?: number }) => Promise<void>;
+  /**
+   * Moves `slot` from its master to another master by the Redis Cluster specification's resharding steps:
+   * the target IMPORTING, the source MIGRATING, the slot's keys MIGRATEd `batch` at a time every `everyMs`
+   * until none is left, then SETSLOT NODE on the target, the source and every other master. Clients meet
+   * ASK and TRYAGAIN for as long as it runs. Returns the ports (as announced) and how long the keys took.
+   * Only on a cluster started without `route` (MIGRATE goes to the target's own port).
+   */
+  moveSlot: (
+    slot: number,
+    opts: { batch: (keysInSlot: number) => number; everyMs: number },
+  ) => Promise<{ from: number; to: number; keys: number; migratingMs: number }>;
   stop: () => Promise<void>;
 };
 
@@ -127,6 +144,8 @@ export async function startRedisCluster({
       lazyConnect: true,
       enableOfflineQueue: false,
       connectTimeout: 500,
+      // A paused node accepts the connection and answers nothing.
+      commandTimeout: 2_000,
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
     });
@@ -146,7 +165,9 @@ export async function startRedisCluster({
     return [...new Set(ranges.map((r) => r[2][1]))];
   }
 
-  const live = () => [...nodes].filter(([, n]) => n.process.exitCode === null && n.process.signalCode === null);
+  const paused = new Set<number>();
+  const live = () =>
+    [...nodes].filter(([port, n]) => n.process.exitCode === null && n.process.signalCode === null && !paused.has(port));
 
   const cluster: LocalRedisCluster = {
     seeds: '',
@@ -201,7 +222,45 @@ export async function startRedisCluster({
       }
       throw new Error(`cluster not healthy within ${timeoutMs} ms: ${last}`);
     },
+    pause(port) {
+      nodes.get(port)?.process.kill('SIGSTOP');
+      paused.add(port);
+    },
+    resume(port) {
+      nodes.get(port)?.process.kill('SIGCONT');
+      paused.delete(port);
+    },
+    async replicasOnline(slot) {
+      const info = String(await ask(await cluster.masterOf(slot), (c) => c.info('replication')));
+      return info.match(/^slave\d+:.*state=online.*$/gm)?.length ?? 0;
+    },
+    async moveSlot(slot, { batch, everyMs }) {
+      const from = await cluster.masterOf(slot);
+      const to = (await mastersWithSlots()).find((port) => port !== from);
+      if (to === undefined) throw new Error('no other master to move the slot to');
+      const id = (port: number) => ask(port, (c) => c.call('CLUSTER', 'MYID')) as Promise<string>;
+      const [fromId, toId] = [await id(from), await id(to)];
+      const keys = Number(await ask(from, (c) => c.call('CLUSTER', 'COUNTKEYSINSLOT', slot)));
+      const perBatch = Math.max(1, batch(keys));
+      const started = Date.now();
+      // The specification's order: the target importing first, so no ASK from the source finds it unready.
+      await ask(to, (c) => c.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', fromId));
+      await ask(from, (c) => c.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', toId));
+      for (let turn = 0; turn < keys + 1_000; turn++) {
+        const names = (await ask(from, (c) => c.call('CLUSTER', 'GETKEYSINSLOT', slot, perBatch))) as string[];
+        if (names.length === 0) break;
+        await ask(from, (c) => c.call('MIGRATE', '127.0.0.1', to, '', 0, 5_000, 'KEYS', ...names));
+        await sleep(everyMs);
+      }
+      const migratingMs = Date.now() - started;
+      // The target first (it then answers for the slot), the source next (it stops sending ASK), then the rest.
+      const others = (await mastersWithSlots()).filter((port) => port !== from && port !== to);
+      for (const port of [to, from, ...others])
+        await ask(port, (c) => c.call('CLUSTER', 'SETSLOT', slot, 'NODE', toId));
+      return { from, to, keys, migratingMs };
+    },
     async stop() {
+      for (const port of paused) cluster.resume(port);
       await Promise.all([...nodes.keys()].map((port) => cluster.kill(port)));
       rmSync(root, { recursive: true, force: true });
     },

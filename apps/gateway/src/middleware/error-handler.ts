@@ -1,3 +1,4 @@
+import { isRedisTransition } from '@forms/runtime';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { ApiError, type ErrorStyle, errorBody } from '../errors.ts';
@@ -20,8 +21,12 @@ export function errorHandler({ logger, documentation }: { logger: Logger; docume
       const error = toApiError(err, ctx.state.tooLarge);
       if (error.code === 'INTERNAL_ERROR')
         logger.error({ err, path: ctx.path, requestId: ctx.state.requestId }, 'request failed');
-      else if (error.code === 'QUEUE_UNAVAILABLE')
-        logger.warn({ err: (err as Error).cause ?? err, requestId: ctx.state.requestId }, 'queue unavailable');
+      else if (error.code === 'QUEUE_UNAVAILABLE') {
+        // A Redis transition's 503s are logged once per holding episode (submissions/transition-hold.ts), not
+        // once per request; anything else (Redis full, a script error) is logged with its request.
+        const level = isRedisTransition(err) ? 'debug' : 'warn';
+        logger[level]({ err: (err as Error).cause ?? err, requestId: ctx.state.requestId }, 'queue unavailable');
+      }
       ctx.status = error.status;
       ctx.set(error.headers);
       ctx.body = errorBody(error, ctx.state.errorStyle ?? 'structured', documentation);

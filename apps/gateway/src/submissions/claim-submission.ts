@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { scriptBatch } from './script-batch.ts';
 import type { SubmissionKeys } from './submission-keys.ts';
+import type { TransitionHold } from './transition-hold.ts';
 
 /** What the first request with an Idempotency-Key recorded, as a retry finds it. */
 type IdempotencyRecord = {
@@ -97,7 +98,7 @@ export type ClaimRequest = {
  * (`scriptBatch`): the claims of every request handled in a turn are one EVALSHA, and so are their marks.
  * One slot on a cluster: every key they touch starts with the queue's hash-tagged prefix (submission-keys.ts).
  */
-export function createClaims(redis: Redis | Cluster, keys: SubmissionKeys, timeoutMs: number) {
+export function createClaims(redis: Redis | Cluster, keys: SubmissionKeys, timeoutMs: number, hold?: TransitionHold) {
   const claimScript = scriptBatch(redis, 'claimSubmission', CLAIM_SCRIPT, timeoutMs);
   const markScript = scriptBatch(redis, 'markIdempotencyDone', MARK_DONE_SCRIPT, timeoutMs);
   return {
@@ -122,19 +123,32 @@ export function createClaims(redis: Redis | Cluster, keys: SubmissionKeys, timeo
         keyNames.push(keys.contact(contact.email));
         mode += 'c';
       }
-      const reply = (
-        await claimScript<string>(keyNames, [
-          mode,
-          idempotency?.fingerprint ?? '',
-          claim.submissionId,
-          contact?.candidateId ?? '',
-          claim.acceptedAt,
-          String(contact?.ttlSeconds ?? 0),
-          String(IDEMPOTENCY_TTL_SECONDS),
-          String(rateLimit?.requests ?? 0),
-          String(rateLimit?.windowMs ?? 0),
-        ])
-      ).split('\n');
+      const args = [
+        mode,
+        idempotency?.fingerprint ?? '',
+        claim.submissionId,
+        contact?.candidateId ?? '',
+        claim.acceptedAt,
+        String(contact?.ttlSeconds ?? 0),
+        String(IDEMPOTENCY_TTL_SECONDS),
+        String(rateLimit?.requests ?? 0),
+        String(rateLimit?.windowMs ?? 0),
+      ];
+      let raw: string;
+      try {
+        raw = await claimScript<string>(keyNames, args);
+      } catch (err) {
+        if (!hold) throw err;
+        // Held through a Redis transition: the same claim again, in a later turn's batch. A claim whose
+        // first try ran but whose reply was lost finds its own work: the Idempotency-Key's record (a
+        // replay, added again under the same ids) and the contact id it set (then answered as known).
+        raw = await hold.ride(err, () => claimScript<string>(keyNames, args), {
+          key: claim.submissionId,
+          bytes: args.reduce((sum, arg) => sum + arg.length, 0),
+          last: false,
+        });
+      }
+      const reply = raw.split('\n');
       if (reply[0] === 'new') return { kind: 'new', recordId: reply[1]!, known: reply[2] === '1' };
       if (reply[0] === 'limited') return { kind: 'limited', retryAfterMs: Number(reply[1]) };
       const [, fingerprint, submissionId, recordId, acceptedAt, known, done, cvUploadFailed] = reply;

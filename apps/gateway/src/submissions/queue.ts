@@ -9,7 +9,8 @@ import {
 } from '@forms/schemas';
 import { Job, Queue } from 'bullmq';
 import { Cluster, Redis } from 'ioredis';
-import { withRedisDeadline } from '../redis-deadline.ts';
+import { queueUnavailable, withRedisDeadline } from '../redis-deadline.ts';
+import type { TransitionHold } from './transition-hold.ts';
 
 /** The gateway's Redis: one server, or a cluster (same commands; BullMQ takes either). */
 export type ProducerRedis = Redis | Cluster;
@@ -81,29 +82,53 @@ export function createSubmissionQueue(name: string, redis: ProducerRedis, prefix
 export type Enqueue = <K extends SubmissionKind>(payload: JobPayload<K>) => Promise<void>;
 
 /**
+ * The durable ack (REDIS_ACK_REPLICAS > 0): which master the queue's slot is routed to now, and the WAIT,
+ * which answers the master it waited on (wait-for-replicas.ts).
+ */
+export type DurableAck = { owner: () => string | undefined; wait: () => Promise<string | undefined> };
+
+/** The slot changed masters between an add and its WAIT: the WAIT's count is not the add's. */
+function slotMoved(): Error {
+  return queueUnavailable(
+    Object.assign(new Error("the queue's slot changed masters between the add and its WAIT"), { code: 'SLOT_MOVED' }),
+  );
+}
+
+/**
  * Adds a job and resolves only once Redis has confirmed it. The job's id is the submission id, so adding
- * one again (a retry with the same Idempotency-Key) is a no-op in BullMQ.
+ * one again (a retry with the same Idempotency-Key, or a try again inside a hold) is a no-op in BullMQ.
  *
- * Each add is its own `queue.add` on the producer's connection. `afterAdd` (the durable-ack WAIT) is shared:
+ * Each add is its own `queue.add` on the producer's connection. `durable` (the durable-ack WAIT) is shared:
  * adds confirmed in one turn of the event loop wait on one WAIT, sent on that connection in the next turn,
  * after all of their adds (Redis answers a connection's commands in order, so a WAIT counts every write made
  * before it). An add confirmed once that WAIT has been sent waits for the next one.
+ *
+ * `hold`: an add or a WAIT that fails in a Redis transition (a failover, a restart, a slot move) is tried
+ * again, add and WAIT together, inside the request until it is confirmed or the hold runs out
+ * (transition-hold.ts). Only from the `catch`: the ordinary path awaits exactly what it did without it.
  */
 export function createEnqueue(
   queue: Queue,
   redis: ProducerRedis,
   timeoutMs: number,
-  afterAdd?: () => Promise<void>,
+  durable?: DurableAck,
+  hold?: TransitionHold,
 ): Enqueue {
-  let nextWait: Promise<void> | undefined;
-  function replicated(wait: () => Promise<void>): Promise<void> {
+  let nextWait: Promise<string | undefined> | undefined;
+  function replicated(wait: () => Promise<string | undefined>): Promise<string | undefined> {
     nextWait ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       nextWait = undefined;
       return wait();
     });
     return nextWait;
   }
-  return async function enqueue(payload) {
+  // The durable ack holds only when the WAIT went to the master the add was sent to.
+  async function addAndWait<K extends SubmissionKind>(payload: JobPayload<K>, ms: number): Promise<void> {
+    const sentTo = durable?.owner();
+    await add(payload, ms);
+    if (durable && (await replicated(durable.wait)) !== sentTo) throw slotMoved();
+  }
+  function add<K extends SubmissionKind>(payload: JobPayload<K>, ms: number): Promise<unknown> {
     const opts = { ...JOB_OPTIONS, jobId: payload.submissionId };
     const name = jobNameFor(payload.kind);
     // Inside a traced request: the job BullMQ's add would make, carrying the request's trace context, without
@@ -114,7 +139,23 @@ export function createEnqueue(
     const added = traceContext
       ? Job.create(queue, name, payload, { ...opts, telemetry: { metadata: traceContext } })
       : queue.add(name, payload, opts);
-    await withRedisDeadline(added, timeoutMs);
-    if (afterAdd) await replicated(afterAdd);
+    return withRedisDeadline(added, ms);
+  }
+  return async function enqueue(payload) {
+    // addAndWait's steps written out: the ordinary path awaits what it did before the hold, nothing more.
+    const sentTo = durable?.owner();
+    try {
+      await add(payload, timeoutMs);
+      if (durable && (await replicated(durable.wait)) !== sentTo) throw slotMoved();
+    } catch (err) {
+      if (!hold) throw err;
+      // Held: the add under the same job id (a no-op if an earlier try landed, bar the `duplicated` event
+      // BullMQ writes, which the WAIT then counts), then the WAIT again.
+      await hold.ride(err, (ms) => addAndWait(payload, Math.min(ms, timeoutMs)), {
+        key: payload.submissionId,
+        bytes: JSON.stringify(payload).length,
+        last: true,
+      });
+    }
   };
 }

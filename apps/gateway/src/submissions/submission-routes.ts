@@ -15,16 +15,19 @@ import { refusedPage, thanksPage } from './form-pages.ts';
 import { readIdempotencyKey } from './idempotency-key.ts';
 import { isFormNavigation } from './is-form-navigation.ts';
 import { createQuarantine } from './quarantine.ts';
-import { createEnqueue } from './queue.ts';
+import { createEnqueue, type DurableAck } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
 import { redirectAllowlist } from './redirect-allowlist.ts';
 import { submissionKeys } from './submission-keys.ts';
-import { waitForReplicas } from './wait-for-replicas.ts';
+import { createTransitionHold } from './transition-hold.ts';
+import { queueSlotOwner, waitForReplicas } from './wait-for-replicas.ts';
 
 export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'quarantine' | 'keys' | 'claims' | 'rateLimit'> & {
   queue: Queue;
   /** While true (this gateway's ID_KEY differs from the others'), every submission is a 503 GATEWAY_NOT_READY. */
   refuseSubmissions?: (() => boolean) | undefined;
+  /** Aborted when the gateway stops: submissions held through a Redis transition are answered 503 at once. */
+  stopping?: AbortSignal | undefined;
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -44,16 +47,24 @@ type RoutedContext = Context & { _matchedRoute?: string };
 export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
   const { config } = wing;
   const keys = submissionKeys(config.redis, config.queueName);
+  // One hold for the claim and the add: a request held through a Redis transition is answered within it.
+  const hold = createTransitionHold({
+    limits: config.hold,
+    logger: wing.logger,
+    metrics: wing.metrics,
+    signal: wing.stopping,
+  });
   const deps: SubmissionDeps = {
     ...wing,
     keys,
-    claims: createClaims(wing.redis, keys, config.enqueueTimeoutMs),
+    claims: createClaims(wing.redis, keys, config.enqueueTimeoutMs, hold),
     // Durable acks: a WAIT after the adds, on the connection and node that took them.
     enqueue: createEnqueue(
       wing.queue,
       wing.redis,
       config.enqueueTimeoutMs,
-      config.ackReplicas > 0 ? () => waitForReplicas(wing.redis, config) : undefined,
+      config.ackReplicas > 0 ? durableAck(wing.redis, config) : undefined,
+      hold,
     ),
     quarantine: createQuarantine(wing.redis, config.redis, config.queueName, {
       ...config.quarantine,
@@ -213,6 +224,12 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       answerRefusal(ctx, endpoint, err);
     }
   };
+}
+
+/** The WAIT and the slot's owner it is checked against, sharing one slot look-up. */
+function durableAck(redis: SubmissionWingDeps['redis'], config: SubmissionWingDeps['config']): DurableAck {
+  const owner = queueSlotOwner(redis, config);
+  return { owner, wait: () => waitForReplicas(redis, config, owner) };
 }
 
 /** A 4xx about what the client sent (its body, its media type, its size), not about the limit or a key. */
