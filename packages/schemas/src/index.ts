@@ -27,6 +27,7 @@ export * from './partner-webinar.ts';
 export * from './redis-settings.ts';
 export * from './responses.ts';
 export * from './shared-env.ts';
+export * from './spam-judgement.ts';
 export * from './staged-cv.ts';
 export * from './submission-endpoint.ts';
 export * from './submission-keys.ts';

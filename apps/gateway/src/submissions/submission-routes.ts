@@ -12,10 +12,15 @@ import { readIdempotencyKey } from './idempotency-key.ts';
 import { createQuarantine } from './quarantine.ts';
 import { createEnqueue } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
+import { createSpamJudge } from './spam/judge-submission.ts';
+import { readAgentName } from './spam/read-agent-name.ts';
 import { submissionKeys } from './submission-keys.ts';
 import { waitForReplicas } from './wait-for-replicas.ts';
 
-export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'quarantine' | 'keys' | 'claims' | 'rateLimit'> & {
+export type SubmissionWingDeps = Omit<
+  SubmissionDeps,
+  'enqueue' | 'quarantine' | 'keys' | 'claims' | 'rateLimit' | 'judgeSubmission'
+> & {
   queue: Queue;
 };
 
@@ -50,6 +55,13 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     }),
     // One limit for every submission route: it is per client, whatever the client submits.
     rateLimit: createRateLimit(config.rateLimit),
+    judgeSubmission: createSpamJudge({
+      rules: config.spam.rules,
+      challenge: config.spam.challenge,
+      filter: undefined,
+      counters: wing.spamCounters,
+      logger: wing.logger,
+    }),
   };
   // One set of slots for the process: the cap is on memory, whichever route the CV comes by.
   const cvSlots = cvUploadSlots({
@@ -73,6 +85,8 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       rateLimit,
       requestId: ctx.state.requestId,
       span: requestSpan(ctx),
+      ip: ctx.ip,
+      agent: readAgentName(ctx.request.headers['forms-agent']),
     });
     // What Koa would set for a JSON body, without its look-up of the type by name on every answer.
     ctx.set('Content-Type', JSON_TYPE);

@@ -1,0 +1,131 @@
+import type { SpamJudgement, SpamReason, SubmissionKind } from '@forms/schemas';
+import type { Logger } from 'pino';
+import { honeypotFilled } from '../honeypot.ts';
+import { checkRules } from './check-rules.ts';
+import { countIn, type SpamCounters } from './spam-counters.ts';
+import type { SpamRules } from './spam-settings.ts';
+import { CHALLENGE_TOKEN_FIELDS, type ChallengeSettings, verifyChallenge } from './verify-challenge.ts';
+
+/** A verdict: held (spam) or not, and why. */
+export type Verdict = SpamJudgement & { spam: boolean };
+
+/** One submission, as the spam layers see it. */
+export type JudgeInput = {
+  kind: SubmissionKind;
+  /** The raw body: the honeypot field and the challenge token are read from it (validation drops both). */
+  body: unknown;
+  /** The lower-cased email. */
+  email: string;
+  /** The free-text fields: every string the parsed request holds but the email. */
+  texts: string[];
+  /** The client's address, sent to siteverify as `remoteip`. */
+  ip: string | undefined;
+  /** The name an agent declared (`Forms-Agent` header): the challenge is not asked of it. */
+  agent: string | undefined;
+};
+
+/** The content filter: a spam probability for the texts, or undefined when they hold too little to judge. */
+export type ContentFilter = {
+  threshold: number;
+  score(texts: readonly string[]): number | undefined;
+};
+
+export type SpamJudge = ReturnType<typeof createSpamJudge>;
+
+/**
+ * The spam defence's one entry: a submission in, a verdict with reasons out. The layers run in order,
+ * cheapest first: the honeypot, the rules and the content filter in memory; then, only when the form kind
+ * asks for a challenge (and the sender is not an agent), the provider's siteverify, the one network call,
+ * bounded by its deadline, and skipped when the in-memory layers already hold the submission. Without a
+ * challenge the verdict is returned synchronously: the ack path awaits nothing it did not await before.
+ * A submission is spam when its reasons' weights add up to 1.
+ */
+export function createSpamJudge({
+  rules,
+  challenge,
+  filter,
+  counters,
+  logger,
+}: {
+  rules: Readonly<Record<SubmissionKind, SpamRules>>;
+  challenge: ChallengeSettings | undefined;
+  filter: ContentFilter | undefined;
+  counters: SpamCounters;
+  logger?: Logger | undefined;
+}) {
+  function decide(input: JudgeInput, reasons: SpamReason[], score: number | undefined): Verdict {
+    return {
+      spam: adds(reasons),
+      reasons,
+      ...(score !== undefined ? { score: Math.round(score * 1e4) / 1e4 } : {}),
+      ...(input.agent ? { agent: input.agent } : {}),
+    };
+  }
+
+  async function withChallenge(
+    input: JudgeInput,
+    settings: ChallengeSettings,
+    mode: 'scored' | 'required',
+    reasons: SpamReason[],
+    score: number | undefined,
+  ): Promise<Verdict> {
+    const weight = mode === 'required' ? 1 : 0.5;
+    const token = (input.body as Record<string, unknown>)[CHALLENGE_TOKEN_FIELDS[settings.provider]];
+    if (typeof token !== 'string' || token.trim() === '') {
+      reasons.push({ layer: 'challenge', code: 'missing-token', weight });
+      return decide(input, reasons, score);
+    }
+    const outcome = await verifyChallenge(settings, token.trim(), input.ip);
+    if ('unavailable' in outcome) {
+      // Down, slow, or our own misconfiguration: abstain. A person must not lose a submission to the
+      // provider's outage; the content layers still judge it (docs/site-forms.md#challenges).
+      countIn(counters.unavailable, 'challenge');
+      logger?.warn(
+        { provider: settings.provider, cause: outcome.unavailable },
+        'challenge not verified: layer abstained',
+      );
+    } else if (!outcome.passed) {
+      reasons.push({
+        layer: 'challenge',
+        code: outcome.code,
+        ...(outcome.score !== undefined ? { detail: `score ${outcome.score} < ${settings.minScore}` } : {}),
+        weight,
+      });
+    }
+    return decide(input, reasons, score);
+  }
+
+  return function judgeSubmission(input: JudgeInput): Verdict | Promise<Verdict> {
+    const kindRules = rules[input.kind];
+    const reasons: SpamReason[] = [];
+    if (honeypotFilled(input.body)) reasons.push({ layer: 'honeypot', code: 'filled', weight: 1 });
+    reasons.push(...checkRules(kindRules, input.email, input.texts));
+    const score = filter?.score(input.texts);
+    if (filter && score !== undefined && score >= filter.threshold)
+      reasons.push({ layer: 'filter', code: 'score', detail: `${score.toFixed(4)} >= ${filter.threshold}`, weight: 1 });
+    const mode = kindRules.challenge;
+    const held = adds(reasons);
+    if (mode === 'off' || !challenge || input.agent || held) return decide(input, reasons, score);
+    return withChallenge(input, challenge, mode, reasons, score);
+  };
+}
+
+/**
+ * A keyed retry whose first attempt was not confirmed: its token was spent by that attempt, so the provider's
+ * "used before" is no mark against it (the rest of the verdict stands).
+ */
+export function forgiveSpentToken(verdict: Verdict): Verdict {
+  const reasons = verdict.reasons.filter((r) => !(r.layer === 'challenge' && /duplicate|already-seen/.test(r.code)));
+  if (reasons.length === verdict.reasons.length) return verdict;
+  return { ...verdict, reasons, spam: adds(reasons) };
+}
+
+/** Counts a verdict the request path acted on (after forgiveSpentToken), for the metrics. */
+export function countVerdict(counters: SpamCounters, verdict: Verdict): void {
+  countIn(counters.verdicts, `${verdict.spam ? 'spam' : 'ham'} ${verdict.agent ? 'agent' : 'person'}`);
+  if (verdict.spam) for (const r of verdict.reasons) countIn(counters.reasons, `${r.layer} ${r.code}`);
+}
+
+function adds(reasons: readonly SpamReason[]): boolean {
+  return reasons.reduce((sum, r) => sum + r.weight, 0) >= 1;
+}
