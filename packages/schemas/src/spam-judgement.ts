@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 
 /** The layers of the spam defence, in the order they run (docs/operations.md#spam-quarantine). */
-export const SPAM_LAYERS = ['honeypot', 'challenge', 'rules', 'filter', 'akismet'] as const;
+export const SPAM_LAYERS = ['honeypot', 'rules', 'filter', 'challenge', 'akismet'] as const;
 export type SpamLayer = (typeof SPAM_LAYERS)[number];
 
 /**
