@@ -23,7 +23,7 @@ const TOKEN_FIELD: Record<Provider, string> = {
 };
 
 /** One siteverify request as the server received it (the form fields). */
-export type VerifyRequest = { contentType: string | undefined; secret?: string; response?: string; remoteip?: string };
+type VerifyRequest = { contentType: string | undefined; secret?: string; response?: string; remoteip?: string };
 
 export type Siteverify = {
   /** The siteverify URL (CHALLENGE_VERIFY_URL). */

@@ -12,6 +12,7 @@ import {
   sharedSettings,
 } from '@forms/schemas';
 import * as v from 'valibot';
+import { DEFAULT_FILTER_THRESHOLD, DEFAULT_MIN_LABELS } from './submissions/spam/content-filter.ts';
 import { loadSpamRules, type SpamRules } from './submissions/spam/spam-settings.ts';
 import { type ChallengeSettings, SITEVERIFY_URLS } from './submissions/spam/verify-challenge.ts';
 
@@ -62,6 +63,12 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a number from 0 to 1'), v.transform(Number)),
     '0.5',
   ),
+  SPAM_FILTER: v.optional(v.picklist(['on', 'off'], 'must be on or off'), 'on'),
+  SPAM_FILTER_THRESHOLD: v.optional(
+    v.pipe(v.string(), v.regex(/^0\.\d+$/, 'must be a number between 0 and 1'), v.transform(Number)),
+  ),
+  SPAM_FILTER_MIN_LABELS: v.optional(wholeNumber),
+  SPAM_MODEL_REFRESH_SECONDS: v.optional(envInt, '30'),
   BULL_BOARD_WRITES: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
   AIRTABLE_BASE_ID: envAirtableBaseId,
   DATABASE_URL: v.optional(url),
@@ -138,6 +145,8 @@ export type GatewayConfig = Readonly<{
   spam: Readonly<{
     rules: Readonly<Record<SubmissionKind, SpamRules>>;
     challenge: ChallengeSettings | undefined;
+    /** The learning content filter (SPAM_FILTER=on): the score that holds a submission, and how often the model is re-read. */
+    filter: Readonly<{ threshold: number; minLabels: number; refreshMs: number }> | undefined;
   }>;
   /** BULL_BOARD_WRITES=true: Bull Board's buttons work (each write audited); else it is read-only. */
   bullBoardWrites: boolean;
@@ -233,5 +242,13 @@ function spamSettings(e: v.InferOutput<typeof EnvSchema>): GatewayConfig['spam']
           minScore: e.CHALLENGE_MIN_SCORE,
         })
       : undefined;
-  return Object.freeze({ rules, challenge });
+  const filter =
+    e.SPAM_FILTER === 'on'
+      ? Object.freeze({
+          threshold: e.SPAM_FILTER_THRESHOLD ?? DEFAULT_FILTER_THRESHOLD,
+          minLabels: e.SPAM_FILTER_MIN_LABELS ?? DEFAULT_MIN_LABELS,
+          refreshMs: e.SPAM_MODEL_REFRESH_SECONDS * 1000,
+        })
+      : undefined;
+  return Object.freeze({ rules, challenge, filter });
 }

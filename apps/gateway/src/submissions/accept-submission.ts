@@ -7,6 +7,7 @@ import {
   submissionEmail,
   toJobPayload,
 } from '@forms/schemas';
+import { freeTexts } from '@forms/spam-filter';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
@@ -217,14 +218,6 @@ function answer(
     case 'BasicSignupResponse':
       return base;
   }
-}
-
-/** The free-text fields the spam layers read: every string of the parsed request but the email. */
-function freeTexts(request: object, emailField: string): string[] {
-  const texts: string[] = [];
-  for (const [field, value] of Object.entries(request))
-    if (field !== emailField && typeof value === 'string') texts.push(value);
-  return texts;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { BODY_LIMITS, SUBMISSION_ENDPOINTS, type SubmissionEndpoint } from '@forms/schemas';
+import { BODY_LIMITS, opsKeys, SUBMISSION_ENDPOINTS, type SubmissionEndpoint } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import type { Context, Middleware, Next } from 'koa';
 import { readJsonBody } from '../middleware/json-body.ts';
@@ -12,6 +12,7 @@ import { readIdempotencyKey } from './idempotency-key.ts';
 import { createQuarantine } from './quarantine.ts';
 import { createEnqueue } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
+import { createContentFilter } from './spam/content-filter.ts';
 import { createSpamJudge } from './spam/judge-submission.ts';
 import { readAgentName } from './spam/read-agent-name.ts';
 import { submissionKeys } from './submission-keys.ts';
@@ -58,7 +59,17 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     judgeSubmission: createSpamJudge({
       rules: config.spam.rules,
       challenge: config.spam.challenge,
-      filter: undefined,
+      filter: config.spam.filter
+        ? createContentFilter({
+            redis: wing.redis,
+            modelKey: opsKeys(config.redis, config.queueName).spamModel,
+            threshold: config.spam.filter.threshold,
+            minLabels: config.spam.filter.minLabels,
+            refreshMs: config.spam.filter.refreshMs,
+            timeoutMs: config.enqueueTimeoutMs,
+            logger: wing.logger,
+          })
+        : undefined,
       counters: wing.spamCounters,
       logger: wing.logger,
     }),

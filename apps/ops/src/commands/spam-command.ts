@@ -1,5 +1,6 @@
 import { maskPii } from '@forms/observability';
 import {
+  endpointFor,
   JOB_OPTIONS,
   type JobPayload,
   jobNameFor,
@@ -7,6 +8,7 @@ import {
   type SpamJudgement,
   SpamJudgementSchema,
 } from '@forms/schemas';
+import { freeTexts, spamFeatures, trainSpamModel } from '@forms/spam-filter';
 import * as v from 'valibot';
 import {
   auditAction,
@@ -32,7 +34,7 @@ const PAGE = 500;
  */
 export function spamCommand(ctx: CliContext): Command {
   const spam = new Command('spam').description(
-    'the quarantine of submissions the spam layers held, with their reasons: list, show, release (deliver), purge',
+    'the quarantine of submissions the spam layers held, with their reasons: list, show, release (deliver, and teach the filter: not spam), mark (teach the filter: spam), purge',
   );
   const sub = (command: Command) =>
     spam.addCommand(
@@ -60,6 +62,7 @@ export function spamCommand(ctx: CliContext): Command {
             rows: ids.map((id, i) => ({
               id,
               kind: payloads.get(id)?.kind,
+              recordId: payloads.get(id)?.recordId,
               acceptedAt: payloads.get(id)?.acceptedAt,
               reasons: judgements.get(id)?.reasons.map(reasonLabel) ?? [],
               ...(judgements.get(id)?.agent ? { agent: judgements.get(id)!.agent } : {}),
@@ -155,6 +158,8 @@ export function spamCommand(ctx: CliContext): Command {
               // Out of the quarantine only once the queue holds it: a crash between leaves it to release again.
               await open.redis.multi().zrem(spamIndex, id).hdel(spamData, id).hdel(spamReasons, id).exec();
               released.push(id);
+              // Not spam, ops say: the content filter learns it as ham.
+              await teach(ctx, open, payload, 'ham');
             }
           } catch (err) {
             await audit.complete({
@@ -194,6 +199,55 @@ export function spamCommand(ctx: CliContext): Command {
         for (const id of result.missing)
           print(ctx, `  missing ${id}: neither in the quarantine nor in the queue (purged, expired, or never caught)`);
         for (const [id, problem] of malformed) print(ctx, `  malformed ${id}: ${problem}; not released (purge it)`);
+      }),
+  );
+
+  sub(
+    withExitCodes(new Command('mark'), {
+      ok: 'every id was taught (now or before: twice is harmless)',
+      failed:
+        'an id found neither in the quarantine nor in the queue (completed jobs are kept a day), or Redis unreachable',
+    })
+      .description(
+        'teach the content filter that submissions are spam: ones that got through (delivered in the last day) or ones held',
+      )
+      .argument('<ids...>', 'submission ids (sub_…) from `ops show`, `ops status` or `spam list`')
+      .option('--ham', 'teach the opposite: these are not spam (delivered ones the filter should learn from)')
+      .addOption(jsonOption())
+      .action(async (ids: string[], options: { json?: boolean; ham?: boolean }) => {
+        const label = options.ham ? 'ham' : 'spam';
+        const result = await withQueue(ctx, async (open) => {
+          const { payloads } = await readPayloads(ctx, open, ids);
+          const audit = await auditAction(ctx, open, { action: 'spam mark', filter: { ids, label }, jobIds: ids });
+          const taught: string[] = [];
+          const already: string[] = [];
+          const missing: string[] = [];
+          for (const id of ids) {
+            let payload = payloads.get(id);
+            if (!payload) {
+              const job = await open.queue.getJob(id);
+              const read = job ? parseJobPayload(JSON.stringify(job.data)) : undefined;
+              payload = read && 'payload' in read ? read.payload : undefined;
+            }
+            if (!payload) missing.push(id);
+            else ((await teach(ctx, open, payload, label)) ? taught : already).push(id);
+          }
+          await audit.complete({
+            outcome: 'ok',
+            count: taught.length,
+            detail: { already: already.length, missing: missing.length },
+          });
+          return { taught, already, missing };
+        });
+        if (result.missing.length > 0) process.exitCode = 1;
+        const counts = { taught: result.taught.length, already: result.already.length, missing: result.missing.length };
+        if (options.json) return printJson(ctx, { ...counts, ids: result });
+        print(
+          ctx,
+          `taught as ${label} ${counts.taught}, taught so before ${counts.already}, missing ${counts.missing}`,
+        );
+        for (const id of result.missing)
+          print(ctx, `  missing ${id}: neither in the quarantine nor in the queue (completed jobs are kept a day)`);
       }),
   );
 
@@ -294,4 +348,13 @@ async function readJudgements(
 /** `layer code` or `layer code (detail)`: the detail is configuration or a score, never the submitter's text. */
 function reasonLabel(r: SpamJudgement['reasons'][number]): string {
   return `${r.layer}:${r.code}${r.detail ? ` (${r.detail})` : ''}`;
+}
+
+/**
+ * Teaches the shared model one submission's label (the gateways re-read it within SPAM_MODEL_REFRESH_SECONDS):
+ * its free text's features, hashed, never its words. True when the model changed.
+ */
+async function teach(ctx: CliContext, { redis }: OpenQueue, payload: JobPayload, label: 'spam' | 'ham') {
+  const texts = freeTexts(payload.data, endpointFor(payload.kind).emailField);
+  return trainSpamModel(redis, ctx.config().keys.spamModel, payload.submissionId, label, spamFeatures(texts));
 }

@@ -24,10 +24,15 @@ export type JudgeInput = {
   agent: string | undefined;
 };
 
-/** The content filter: a spam probability for the texts, or undefined when they hold too little to judge. */
+/**
+ * The content filter: a spam score for the texts (undefined when they hold too little to judge), the score at
+ * which it flags, and the weight of its flag now: half while the model knows only the public corpus, whole
+ * once this deployment has taught it enough of its own (content-filter.ts).
+ */
 export type ContentFilter = {
   threshold: number;
   score(texts: readonly string[]): number | undefined;
+  weight(): number;
 };
 
 export type SpamJudge = ReturnType<typeof createSpamJudge>;
@@ -102,7 +107,12 @@ export function createSpamJudge({
     reasons.push(...checkRules(kindRules, input.email, input.texts));
     const score = filter?.score(input.texts);
     if (filter && score !== undefined && score >= filter.threshold)
-      reasons.push({ layer: 'filter', code: 'score', detail: `${score.toFixed(4)} >= ${filter.threshold}`, weight: 1 });
+      reasons.push({
+        layer: 'filter',
+        code: 'score',
+        detail: `${score.toFixed(4)} >= ${filter.threshold}`,
+        weight: filter.weight(),
+      });
     const mode = kindRules.challenge;
     const held = adds(reasons);
     if (mode === 'off' || !challenge || input.agent || held) return decide(input, reasons, score);
