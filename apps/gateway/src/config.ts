@@ -11,6 +11,7 @@ import {
   type SubmissionKind,
   sharedSettings,
 } from '@forms/schemas';
+import { AKISMET_ENV_ENTRIES, type AkismetSettings, akismetSettings } from '@forms/spam-filter';
 import * as v from 'valibot';
 import { DEFAULT_FILTER_THRESHOLD, DEFAULT_MIN_LABELS } from './submissions/spam/content-filter.ts';
 import { loadSpamRules, type SpamRules } from './submissions/spam/spam-settings.ts';
@@ -63,6 +64,7 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a number from 0 to 1'), v.transform(Number)),
     '0.5',
   ),
+  ...AKISMET_ENV_ENTRIES,
   SPAM_FILTER: v.optional(v.picklist(['on', 'off'], 'must be on or off'), 'on'),
   SPAM_FILTER_THRESHOLD: v.optional(
     v.pipe(v.string(), v.regex(/^0\.\d+$/, 'must be a number between 0 and 1'), v.transform(Number)),
@@ -147,6 +149,8 @@ export type GatewayConfig = Readonly<{
     challenge: ChallengeSettings | undefined;
     /** The learning content filter (SPAM_FILTER=on): the score that holds a submission, and how often the model is re-read. */
     filter: Readonly<{ threshold: number; minLabels: number; refreshMs: number }> | undefined;
+    /** Akismet's comment-check (AKISMET_API_KEY), asked about what the in-memory layers did not hold. */
+    akismet: AkismetSettings | undefined;
   }>;
   /** BULL_BOARD_WRITES=true: Bull Board's buttons work (each write audited); else it is read-only. */
   bullBoardWrites: boolean;
@@ -250,5 +254,6 @@ function spamSettings(e: v.InferOutput<typeof EnvSchema>): GatewayConfig['spam']
           refreshMs: e.SPAM_MODEL_REFRESH_SECONDS * 1000,
         })
       : undefined;
-  return Object.freeze({ rules, challenge, filter });
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
+  return Object.freeze({ rules, challenge, filter, akismet: akismetSettings(e, publicBaseUrl) });
 }

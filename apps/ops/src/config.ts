@@ -7,6 +7,7 @@ import {
   SHARED_ENV_ENTRIES,
   sharedSettings,
 } from '@forms/schemas';
+import { AKISMET_ENV_ENTRIES, type AkismetSettings, akismetSettings } from '@forms/spam-filter';
 import { loadConfig as loadWorkerConfig, type WorkerConfig, withLocalSettings } from '@forms/worker';
 import * as v from 'valibot';
 
@@ -16,6 +17,9 @@ const EnvSchema = v.object({
   AIRTABLE_BASE_ID: envAirtableBaseId,
   // Who the audit trail names for this CLI's actions; the OS user when unset.
   OPS_ACTOR: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100))),
+  // Akismet's submit-spam / submit-ham, fed by `ops spam mark` and `release` (the gateway's settings).
+  ...AKISMET_ENV_ENTRIES,
+  PUBLIC_BASE_URL: v.optional(v.pipe(v.string(), v.url('must be a URL'))),
 });
 
 export type OpsConfig = Readonly<{
@@ -25,6 +29,8 @@ export type OpsConfig = Readonly<{
   airtableBaseId: string | undefined;
   /** Who the audit trail names: OPS_ACTOR, else the OS user. */
   actor: string;
+  /** Akismet, when AKISMET_API_KEY is set: told what ops decide about held submissions. */
+  akismet: AkismetSettings | undefined;
   /** The audit stream's and the quarantine's keys, beside the queue's. */
   keys: ReturnType<typeof opsKeys>;
   /**
@@ -45,6 +51,7 @@ export function loadConfig(given: Record<string, string | undefined>): OpsConfig
     queueName,
     airtableBaseId: e.AIRTABLE_BASE_ID,
     actor: e.OPS_ACTOR ?? osUser(),
+    akismet: akismetSettings(e, (e.PUBLIC_BASE_URL ?? 'http://localhost:3000').replace(/\/$/, '')),
     keys: opsKeys(redis, queueName),
     worker: () => loadWorkerConfig(env),
   });

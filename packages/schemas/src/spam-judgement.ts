@@ -24,5 +24,10 @@ export const SpamJudgementSchema = v.object({
   score: v.optional(v.number()),
   /** The name an agent declared with the `Forms-Agent` header (agents meet the content layers only). */
   agent: v.optional(v.string()),
+  /**
+   * With Akismet on: the client's address and user agent, which Akismet's submit-ham and submit-spam require
+   * when ops release or mark it (personal data: `ops spam show` reveals it only with --reveal).
+   */
+  client: v.optional(v.object({ ip: v.string(), userAgent: v.optional(v.string()) })),
 });
 export type SpamJudgement = v.InferOutput<typeof SpamJudgementSchema>;

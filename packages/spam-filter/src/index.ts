@@ -1,3 +1,5 @@
+export * from './akismet-call.ts';
+export * from './akismet-settings.ts';
 export * from './free-texts.ts';
 export * from './score-spam.ts';
 export * from './spam-features.ts';

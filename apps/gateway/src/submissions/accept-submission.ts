@@ -63,6 +63,8 @@ export type SubmissionRequest = {
   ip?: string | undefined;
   /** The name an agent declared in the `Forms-Agent` header: the spam layers ask it no challenge. */
   agent?: string | undefined;
+  /** The User-Agent header, for Akismet. */
+  userAgent?: string | undefined;
 };
 
 /** The facts an answer is made of: the same for a first request and for its idempotent retries. */
@@ -108,6 +110,7 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     texts: freeTexts(request, endpoint.emailField),
     ip: req.ip,
     agent: req.agent,
+    userAgent: req.userAgent,
   });
 
   let acceptedAt = acceptedAtNow();

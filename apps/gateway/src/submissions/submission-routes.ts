@@ -70,6 +70,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
             logger: wing.logger,
           })
         : undefined,
+      akismet: config.spam.akismet,
       counters: wing.spamCounters,
       logger: wing.logger,
     }),
@@ -98,6 +99,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       span: requestSpan(ctx),
       ip: ctx.ip,
       agent: readAgentName(ctx.request.headers['forms-agent']),
+      userAgent: ctx.request.headers['user-agent'],
     });
     // What Koa would set for a JSON body, without its look-up of the type by name on every answer.
     ctx.set('Content-Type', JSON_TYPE);

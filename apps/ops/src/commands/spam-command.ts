@@ -8,7 +8,7 @@ import {
   type SpamJudgement,
   SpamJudgementSchema,
 } from '@forms/schemas';
-import { freeTexts, spamFeatures, trainSpamModel } from '@forms/spam-filter';
+import { akismetCall, freeTexts, spamFeatures, trainSpamModel } from '@forms/spam-filter';
 import * as v from 'valibot';
 import {
   auditAction,
@@ -120,7 +120,9 @@ export function spamCommand(ctx: CliContext): Command {
           return print(ctx, `no quarantined submission ${id}`);
         }
         const shown = { ...payload, data: options.reveal ? payload.data : maskPii(payload.data) };
-        const judgement = (await withQueue(ctx, (open) => readJudgements(ctx, open, [id]))).get(id);
+        const kept = (await withQueue(ctx, (open) => readJudgements(ctx, open, [id]))).get(id);
+        // The client's address is personal data: shown only with --reveal, like the payload's fields.
+        const judgement = kept?.client && !options.reveal ? { ...kept, client: { ip: '***' } } : kept;
         if (options.json) return printJson(ctx, { id, found: true, judgement, submission: shown });
         print(ctx, `${id}  ${payload.kind}  accepted ${payload.acceptedAt}  recordId ${payload.recordId}`);
         if (judgement?.agent) print(ctx, `  sent by an agent: ${judgement.agent}`);
@@ -147,6 +149,7 @@ export function spamCommand(ctx: CliContext): Command {
         const result = await withQueue(ctx, async (open) => {
           const { spamIndex, spamData, spamReasons } = ctx.config().keys;
           const { payloads, malformed } = await readPayloads(ctx, open, ids);
+          const judgements = await readJudgements(ctx, open, ids);
           const found = ids.filter((id) => payloads.has(id));
           const audit = await auditAction(ctx, open, { action: 'spam release', filter: { ids }, jobIds: found });
           const released: string[] = [];
@@ -158,8 +161,8 @@ export function spamCommand(ctx: CliContext): Command {
               // Out of the quarantine only once the queue holds it: a crash between leaves it to release again.
               await open.redis.multi().zrem(spamIndex, id).hdel(spamData, id).hdel(spamReasons, id).exec();
               released.push(id);
-              // Not spam, ops say: the content filter learns it as ham.
-              await teach(ctx, open, payload, 'ham');
+              // Not spam, ops say: the content filter learns it as ham, and Akismet is told (submit-ham).
+              await teach(ctx, open, payload, 'ham', judgements.get(id));
             }
           } catch (err) {
             await audit.complete({
@@ -218,6 +221,7 @@ export function spamCommand(ctx: CliContext): Command {
         const label = options.ham ? 'ham' : 'spam';
         const result = await withQueue(ctx, async (open) => {
           const { payloads } = await readPayloads(ctx, open, ids);
+          const judgements = await readJudgements(ctx, open, ids);
           const audit = await auditAction(ctx, open, { action: 'spam mark', filter: { ids, label }, jobIds: ids });
           const taught: string[] = [];
           const already: string[] = [];
@@ -230,7 +234,7 @@ export function spamCommand(ctx: CliContext): Command {
               payload = read && 'payload' in read ? read.payload : undefined;
             }
             if (!payload) missing.push(id);
-            else ((await teach(ctx, open, payload, label)) ? taught : already).push(id);
+            else ((await teach(ctx, open, payload, label, judgements.get(id))) ? taught : already).push(id);
           }
           await audit.complete({
             outcome: 'ok',
@@ -352,9 +356,35 @@ function reasonLabel(r: SpamJudgement['reasons'][number]): string {
 
 /**
  * Teaches the shared model one submission's label (the gateways re-read it within SPAM_MODEL_REFRESH_SECONDS):
- * its free text's features, hashed, never its words. True when the model changed.
+ * its free text's features, hashed, never its words. True when the model changed. With Akismet on, and the
+ * client's address kept with a held submission (Akismet requires it), Akismet is told too (submit-spam or
+ * submit-ham), once, when the model changed; a delivered submission kept no address and is taught locally only.
  */
-async function teach(ctx: CliContext, { redis }: OpenQueue, payload: JobPayload, label: 'spam' | 'ham') {
-  const texts = freeTexts(payload.data, endpointFor(payload.kind).emailField);
-  return trainSpamModel(redis, ctx.config().keys.spamModel, payload.submissionId, label, spamFeatures(texts));
+async function teach(
+  ctx: CliContext,
+  { redis }: OpenQueue,
+  payload: JobPayload,
+  label: 'spam' | 'ham',
+  judgement: SpamJudgement | undefined,
+) {
+  const emailField = endpointFor(payload.kind).emailField;
+  const texts = freeTexts(payload.data, emailField);
+  const changed = await trainSpamModel(
+    redis,
+    ctx.config().keys.spamModel,
+    payload.submissionId,
+    label,
+    spamFeatures(texts),
+  );
+  const { akismet } = ctx.config();
+  if (changed && akismet && judgement?.client) {
+    const told = await akismetCall(akismet, label === 'spam' ? 'submit-spam' : 'submit-ham', {
+      ...judgement.client,
+      email: String((payload.data as Record<string, unknown>)[emailField] ?? ''),
+      content: texts.join('\n'),
+    });
+    if ('unavailable' in told)
+      ctx.stderr.write(`akismet not told about ${payload.submissionId}: ${told.unavailable}\n`);
+  }
+  return changed;
 }

@@ -1,4 +1,5 @@
 import type { SpamJudgement, SpamReason, SubmissionKind } from '@forms/schemas';
+import { type AkismetSettings, akismetCall } from '@forms/spam-filter';
 import type { Logger } from 'pino';
 import { honeypotFilled } from '../honeypot.ts';
 import { checkRules } from './check-rules.ts';
@@ -22,6 +23,8 @@ export type JudgeInput = {
   ip: string | undefined;
   /** The name an agent declared (`Forms-Agent` header): the challenge is not asked of it. */
   agent: string | undefined;
+  /** The client's User-Agent header, for Akismet. */
+  userAgent?: string | undefined;
 };
 
 /**
@@ -39,21 +42,24 @@ export type SpamJudge = ReturnType<typeof createSpamJudge>;
 
 /**
  * The spam defence's one entry: a submission in, a verdict with reasons out. The layers run in order,
- * cheapest first: the honeypot, the rules and the content filter in memory; then, only when the form kind
- * asks for a challenge (and the sender is not an agent), the provider's siteverify, the one network call,
- * bounded by its deadline, and skipped when the in-memory layers already hold the submission. Without a
- * challenge the verdict is returned synchronously: the ack path awaits nothing it did not await before.
+ * cheapest first: the honeypot, the rules and the content filter in memory; then the network layers, at once,
+ * each bounded by its deadline and skipped when the in-memory layers already hold the submission: the
+ * provider's siteverify when the form kind asks for a challenge (and the sender is not an agent), and Akismet
+ * when configured. Without either the verdict is returned synchronously: the ack path awaits nothing it did
+ * not await before.
  * A submission is spam when its reasons' weights add up to 1.
  */
 export function createSpamJudge({
   rules,
   challenge,
   filter,
+  akismet,
   counters,
   logger,
 }: {
   rules: Readonly<Record<SubmissionKind, SpamRules>>;
   challenge: ChallengeSettings | undefined;
+  akismet?: AkismetSettings | undefined;
   filter: ContentFilter | undefined;
   counters: SpamCounters;
   logger?: Logger | undefined;
@@ -64,22 +70,21 @@ export function createSpamJudge({
       reasons,
       ...(score !== undefined ? { score: Math.round(score * 1e4) / 1e4 } : {}),
       ...(input.agent ? { agent: input.agent } : {}),
+      ...(akismet && input.ip
+        ? { client: { ip: input.ip, ...(input.userAgent ? { userAgent: input.userAgent } : {}) } }
+        : {}),
     };
   }
 
-  async function withChallenge(
+  async function challengeReasons(
     input: JudgeInput,
     settings: ChallengeSettings,
     mode: 'scored' | 'required',
-    reasons: SpamReason[],
-    score: number | undefined,
-  ): Promise<Verdict> {
+  ): Promise<SpamReason[]> {
     const weight = mode === 'required' ? 1 : 0.5;
     const token = (input.body as Record<string, unknown>)[CHALLENGE_TOKEN_FIELDS[settings.provider]];
-    if (typeof token !== 'string' || token.trim() === '') {
-      reasons.push({ layer: 'challenge', code: 'missing-token', weight });
-      return decide(input, reasons, score);
-    }
+    if (typeof token !== 'string' || token.trim() === '')
+      return [{ layer: 'challenge', code: 'missing-token', weight }];
     const outcome = await verifyChallenge(settings, token.trim(), input.ip);
     if ('unavailable' in outcome) {
       // Down, slow, or our own misconfiguration: abstain. A person must not lose a submission to the
@@ -89,14 +94,40 @@ export function createSpamJudge({
         { provider: settings.provider, cause: outcome.unavailable },
         'challenge not verified: layer abstained',
       );
-    } else if (!outcome.passed) {
-      reasons.push({
-        layer: 'challenge',
-        code: outcome.code,
-        ...(outcome.score !== undefined ? { detail: `score ${outcome.score} < ${settings.minScore}` } : {}),
-        weight,
-      });
+      return [];
     }
+    if (outcome.passed) return [];
+    const detail = outcome.score !== undefined ? { detail: `score ${outcome.score} < ${settings.minScore}` } : {};
+    return [{ layer: 'challenge', code: outcome.code, ...detail, weight }];
+  }
+
+  async function akismetReasons(input: JudgeInput, settings: AkismetSettings, ip: string): Promise<SpamReason[]> {
+    const outcome = await akismetCall(settings, 'comment-check', {
+      ip,
+      userAgent: input.userAgent,
+      email: input.email,
+      content: input.texts.join('\n'),
+    });
+    if ('unavailable' in outcome) {
+      countIn(counters.unavailable, 'akismet');
+      logger?.warn({ cause: outcome.unavailable }, 'akismet did not answer: layer abstained');
+      return [];
+    }
+    return outcome.spam ? [{ layer: 'akismet', code: outcome.discard ? 'spam-discard' : 'spam', weight: 1 }] : [];
+  }
+
+  async function judgeRemotely(
+    input: JudgeInput,
+    reasons: SpamReason[],
+    score: number | undefined,
+    mode: 'scored' | 'required' | undefined,
+  ): Promise<Verdict> {
+    // Both providers at once: the verdict waits for the slower, each bounded by its own deadline.
+    const [fromChallenge, fromAkismet] = await Promise.all([
+      mode && challenge ? challengeReasons(input, challenge, mode) : [],
+      akismet && input.ip ? akismetReasons(input, akismet, input.ip) : [],
+    ]);
+    reasons.push(...fromChallenge, ...fromAkismet);
     return decide(input, reasons, score);
   }
 
@@ -113,10 +144,10 @@ export function createSpamJudge({
         detail: `${score.toFixed(4)} >= ${filter.threshold}`,
         weight: filter.weight(),
       });
-    const mode = kindRules.challenge;
-    const held = adds(reasons);
-    if (mode === 'off' || !challenge || input.agent || held) return decide(input, reasons, score);
-    return withChallenge(input, challenge, mode, reasons, score);
+    const mode = kindRules.challenge !== 'off' && challenge && !input.agent ? kindRules.challenge : undefined;
+    // The network layers only when asked for, and only for what the in-memory ones did not hold already.
+    if (adds(reasons) || (!mode && !(akismet && input.ip))) return decide(input, reasons, score);
+    return judgeRemotely(input, reasons, score, mode);
   };
 }
 
