@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sleep } from './wait.ts';
 
-export type AkismetCall = { method: string; fields: Record<string, string> };
+type AkismetCall = { method: string; fields: Record<string, string> };
 
 export type FakeAkismet = {
   /** AKISMET_ENDPOINT_URL. */

@@ -129,7 +129,7 @@ export async function startSiteverify(provider: Provider, secret: string): Promi
     el.dataset.solved = 'true';
   }
   const widgets = () => document.querySelectorAll('.${WIDGET_CLASS[provider]}');
-  window.${provider} = {
+  window.${provider === 'recaptcha' ? 'grecaptcha' : provider} = {
     reset: () => Promise.all([...widgets()].map(fill)),
     getResponse: () => document.querySelector('input[name=${JSON.stringify(TOKEN_FIELD[provider])}]')?.value,
   };
