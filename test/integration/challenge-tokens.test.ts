@@ -53,7 +53,10 @@ describe.each([
       {
         ADMIN_TOKEN: TOKEN,
         TRUST_PROXY: 'true',
-        SPAM_RULES_FILE: rulesFile({ contact: { challenge: 'required' }, 'creator-signup': { challenge: 'scored' } }),
+        SPAM_RULES_FILE: rulesFile({
+          contact: { challenge: 'required', keywords: ['pharmacy'] },
+          'creator-signup': { challenge: 'scored' },
+        }),
         CHALLENGE_PROVIDER: provider,
         CHALLENGE_SECRET: SECRET,
         CHALLENGE_VERIFY_URL: siteverify.url,
@@ -158,6 +161,29 @@ describe.each([
     await runOps(['spam', 'purge', '--all', '--yes'], pipeline.env);
   });
 
+  it("the issue's bot (no honeypot, ten links, no token, a throwaway address, a blocked keyword) is held with every reason; release queues it once", async () => {
+    const calls = siteverify.requests.length;
+    const links = Array.from({ length: 10 }, (_, i) => `https://pharmacy-${i}.example`).join(' ');
+    const bot = await post(pipeline, '/api/contact', {
+      email: `rx-${randomUUID()}@mailinator.com`,
+      message: `Cheap pharmacy: ${links}`,
+    });
+    expect(bot.status).toBe(200);
+    const row = await findHeld(pipeline, bot.body.recordId);
+    expect(row?.reasons).toEqual([
+      'rules:disposable-domain',
+      'rules:too-many-links (10 > 8)',
+      'rules:keyword (pharmacy)',
+      'challenge:missing-token',
+    ]);
+    expect(siteverify.requests.length).toBe(calls); // no token, no call
+    const id = row!.id;
+    const before = await pipeline.queue.getWaitingCount();
+    await runOps(['spam', 'release', id], pipeline.env);
+    await runOps(['spam', 'release', id], pipeline.env);
+    expect(await pipeline.queue.getWaitingCount()).toBe(before + 1);
+  });
+
   if (provider === 'recaptcha')
     it('v3: a token scored below CHALLENGE_MIN_SCORE (0.5) is held with its score; v2 (no score) passes', async () => {
       const low = await post(pipeline, '/api/contact', { ...contact(), [field]: siteverify.issue({ score: 0.1 }) });
@@ -172,7 +198,7 @@ describe.each([
 /** The quarantined submission a bot was answered with (by the recordId it was answered). */
 async function findHeld(pipeline: Pipeline, recordId: string) {
   const { json } = await runOps(['spam', 'list', '--json'], pipeline.env);
-  return (json.submissions as { recordId: string; reasons: string[]; agent?: string }[]).find(
+  return (json.submissions as { id: string; recordId: string; reasons: string[]; agent?: string }[]).find(
     (s) => s.recordId === recordId,
   );
 }

@@ -79,13 +79,10 @@ export function createSpamJudge({
   async function challengeReasons(
     input: JudgeInput,
     settings: ChallengeSettings,
-    mode: 'scored' | 'required',
+    token: string,
+    weight: number,
   ): Promise<SpamReason[]> {
-    const weight = mode === 'required' ? 1 : 0.5;
-    const token = (input.body as Record<string, unknown>)[CHALLENGE_TOKEN_FIELDS[settings.provider]];
-    if (typeof token !== 'string' || token.trim() === '')
-      return [{ layer: 'challenge', code: 'missing-token', weight }];
-    const outcome = await verifyChallenge(settings, token.trim(), input.ip);
+    const outcome = await verifyChallenge(settings, token, input.ip);
     if ('unavailable' in outcome) {
       // Down, slow, or our own misconfiguration: abstain. A person must not lose a submission to the
       // provider's outage; the content layers still judge it (docs/site-forms.md#challenges).
@@ -120,11 +117,11 @@ export function createSpamJudge({
     input: JudgeInput,
     reasons: SpamReason[],
     score: number | undefined,
-    mode: 'scored' | 'required' | undefined,
+    toVerify: { token: string; weight: number } | undefined,
   ): Promise<Verdict> {
     // Both providers at once: the verdict waits for the slower, each bounded by its own deadline.
     const [fromChallenge, fromAkismet] = await Promise.all([
-      mode && challenge ? challengeReasons(input, challenge, mode) : [],
+      toVerify && challenge ? challengeReasons(input, challenge, toVerify.token, toVerify.weight) : [],
       akismet && input.ip ? akismetReasons(input, akismet, input.ip) : [],
     ]);
     reasons.push(...fromChallenge, ...fromAkismet);
@@ -144,10 +141,18 @@ export function createSpamJudge({
         detail: `${score.toFixed(4)} >= ${filter.threshold}`,
         weight: filter.weight(),
       });
-    const mode = kindRules.challenge !== 'off' && challenge && !input.agent ? kindRules.challenge : undefined;
+    // The challenge, when the form asks for one and the sender is not an agent: a missing token is known
+    // here, without a call; a token to verify is the network's.
+    let toVerify: { token: string; weight: number } | undefined;
+    if (kindRules.challenge !== 'off' && challenge && !input.agent) {
+      const weight = kindRules.challenge === 'required' ? 1 : 0.5;
+      const token = (input.body as Record<string, unknown>)[CHALLENGE_TOKEN_FIELDS[challenge.provider]];
+      if (typeof token === 'string' && token.trim() !== '') toVerify = { token: token.trim(), weight };
+      else reasons.push({ layer: 'challenge', code: 'missing-token', weight });
+    }
     // The network layers only when asked for, and only for what the in-memory ones did not hold already.
-    if (adds(reasons) || (!mode && !(akismet && input.ip))) return decide(input, reasons, score);
-    return judgeRemotely(input, reasons, score, mode);
+    if (adds(reasons) || (!toVerify && !(akismet && input.ip))) return decide(input, reasons, score);
+    return judgeRemotely(input, reasons, score, toVerify);
   };
 }
 
