@@ -280,6 +280,7 @@ describe.each([
       await post(stores, '/api/contact', { email, phoneNumber: phone, website: 'https://spam.example' });
       const quarantine = opsKeys({ prefix: 'bull' }, stores.env.QUEUE_NAME!);
       expect(await stores.redis.hlen(quarantine.spamData)).toBe(1);
+      expect(await stores.redis.hlen(quarantine.spamReasons)).toBe(1);
 
       // In flight: a webinar registration whose CRM write hangs.
       const slow = await stores.slowNextWrite();
@@ -360,6 +361,7 @@ describe.each([
       const recordIndex = recordIndexKey(stores.env.QUEUE_NAME!, String(contact.recordId));
       expect(await stores.redis.exists(contactIndex, idempotency, recordIndex)).toBe(0);
       expect(await stores.redis.hlen(quarantine.spamData)).toBe(0);
+      expect(await stores.redis.hlen(quarantine.spamReasons)).toBe(0);
 
       // The audit trail names the erase by the keyed hash only.
       const audit = await runOps(['audit', '--json'], stores.env);

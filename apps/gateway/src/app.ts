@@ -15,7 +15,14 @@ import { observeRequests } from './middleware/observe-requests.ts';
 import { publicCors } from './middleware/public-cors.ts';
 import { requestId } from './middleware/request-id.ts';
 import { traceRequests } from './middleware/trace-requests.ts';
-import { type AbuseCounters, createAbuseCounters, type ProducerRedis, submissionRoutes } from './submissions/index.ts';
+import {
+  type AbuseCounters,
+  createAbuseCounters,
+  createSpamCounters,
+  type ProducerRedis,
+  type SpamCounters,
+  submissionRoutes,
+} from './submissions/index.ts';
 
 /**
  * `storage` stages careers CVs; without it an attached CV is answered with `cvUploadFailed: true`.
@@ -35,12 +42,14 @@ export type GatewayDeps = {
   refuseSubmissions?: () => boolean;
   /** Aborted when the gateway stops: what the submission wing holds through a Redis transition is answered. */
   stopping?: AbortSignal | undefined;
+  spamCounters?: SpamCounters;
 } & AgentSurfaceDeps;
 
 /** Mounts the wings' routers and orders the middleware; no handler lives here. */
 export function createApp(deps: GatewayDeps): Koa {
   const { config, logger } = deps;
   const counters = deps.counters ?? createAbuseCounters();
+  const spamCounters = deps.spamCounters ?? createSpamCounters();
   const keylessWorkersKey = erasureKeys(config.redis, config.queueName).keylessWorkers;
   const metrics =
     deps.metrics ??
@@ -48,6 +57,7 @@ export function createApp(deps: GatewayDeps): Koa {
       queue: deps.queue,
       timeoutMs: config.enqueueTimeoutMs,
       counters,
+      spamCounters,
       redis: deps.redis,
       airtableBaseId: config.airtableBaseId,
       keylessWorkersKey,
@@ -69,7 +79,7 @@ export function createApp(deps: GatewayDeps): Koa {
   app.use(errorHandler({ logger, documentation: `${config.publicBaseUrl}/docs#errors` }));
 
   // The submission paths first: they are the traffic of a launch, looked up in a map before any router runs.
-  app.use(submissionRoutes({ ...deps, metrics, counters }));
+  app.use(submissionRoutes({ ...deps, metrics, counters, spamCounters }));
   // The admin wing's guard before every router: any spelling of an admin path needs the token (admin/index.ts).
   // No token, no admin surface: /admin/* falls through to the 404 below.
   if (config.adminToken) {

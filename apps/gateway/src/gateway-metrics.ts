@@ -6,6 +6,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import { metricsOfAllProcesses, sendMetricsToPrimary } from './gateway-processes.ts';
 import { withRedisDeadline } from './redis-deadline.ts';
 import type { AbuseCounters } from './submissions/abuse-counters.ts';
+import type { SpamCounters } from './submissions/spam/spam-counters.ts';
 
 const QUEUE_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed'] as const;
 
@@ -18,6 +19,7 @@ export function createGatewayMetrics({
   queue,
   timeoutMs,
   counters,
+  spamCounters,
   redis,
   airtableBaseId,
   keylessWorkersKey,
@@ -27,6 +29,8 @@ export function createGatewayMetrics({
   timeoutMs: number;
   /** What the abuse controls turned away, counted by the submission wing; read at scrape time. */
   counters: AbuseCounters;
+  /** What the spam layers decided, counted by the submission wing; read at scrape time. */
+  spamCounters?: SpamCounters | undefined;
   /** The queue's Redis, for its memory figures and the CRM's pause at scrape time (alert rules read them). */
   redis?: Redis | Cluster | undefined;
   /** The Airtable base the worker writes to, if any: its standing fault is `forms_crm_paused`. */
@@ -154,6 +158,44 @@ export function createGatewayMetrics({
       this.inc({ reason: 'rate_limited' }, counters.rateLimited);
     },
   });
+  if (spamCounters) {
+    new Counter({
+      name: 'forms_spam_verdicts_total',
+      help: 'Submissions the spam layers judged, by verdict (spam: answered like a success and held in the quarantine; ham: queued) and sender (person, or agent: the Forms-Agent header)',
+      labelNames: ['verdict', 'sender'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [key, n] of spamCounters.verdicts) {
+          const [verdict, sender] = key.split(' ');
+          this.inc({ verdict, sender }, n);
+        }
+      },
+    });
+    new Counter({
+      name: 'forms_spam_reasons_total',
+      help: 'Reasons the spam layers gave for the submissions they held, by layer and code (a held submission counts once per reason)',
+      labelNames: ['layer', 'code'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [key, n] of spamCounters.reasons) {
+          const [layer, code] = key.split(' ');
+          this.inc({ layer, code }, n);
+        }
+      },
+    });
+    new Counter({
+      name: 'forms_spam_layer_unavailable_total',
+      help: 'Calls to a spam provider (challenge siteverify, Akismet) that failed or passed their deadline: the layer abstained',
+      labelNames: ['layer'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [layer, n] of spamCounters.unavailable) this.inc({ layer }, n);
+      },
+    });
+  }
   return {
     registry,
     /** What a scrape gets: this process's metrics, or under GATEWAY_PROCESSES > 1 every process's, summed. */

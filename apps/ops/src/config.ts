@@ -7,6 +7,7 @@ import {
   SHARED_ENV_ENTRIES,
   sharedSettings,
 } from '@forms/schemas';
+import { AKISMET_ENV_ENTRIES, type AkismetSettings, akismetSettings } from '@forms/spam-filter';
 import {
   type LocalSettings,
   loadConfig as loadWorkerConfig,
@@ -23,6 +24,9 @@ const EnvSchema = v.object({
   OPS_ACTOR: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(100))),
   // Only `ops rekey ID_KEY` reads it: the new secret whose check value it records.
   ID_KEY: v.optional(v.pipe(v.string(), v.minLength(32, 'must be at least 32 characters'))),
+  // Akismet's submit-spam / submit-ham, fed by `ops spam mark` and `release` (the gateway's settings).
+  ...AKISMET_ENV_ENTRIES,
+  PUBLIC_BASE_URL: v.optional(v.pipe(v.string(), v.url('must be a URL'))),
 });
 
 export type OpsConfig = Readonly<{
@@ -36,6 +40,8 @@ export type OpsConfig = Readonly<{
   actor: string;
   /** ID_KEY as set here (or by `pnpm start` in DATA_DIR), for `ops rekey ID_KEY`. */
   idKey: string | undefined;
+  /** Akismet, when AKISMET_API_KEY is set: told what ops decide about held submissions. */
+  akismet: AkismetSettings | undefined;
   /** The audit stream's and the quarantine's keys, beside the queue's. */
   keys: ReturnType<typeof opsKeys>;
   /**
@@ -61,6 +67,7 @@ export function loadConfig(given: Record<string, string | undefined>, saved?: Lo
     airtableBaseId: e.AIRTABLE_BASE_ID,
     actor: e.OPS_ACTOR ?? osUser(),
     idKey: e.ID_KEY,
+    akismet: akismetSettings(e, (e.PUBLIC_BASE_URL ?? 'http://localhost:3000').replace(/\/$/, '')),
     keys: opsKeys(redis, queueName),
     worker: () => loadWorkerConfig(env),
   });

@@ -2,9 +2,23 @@
 // and the gateway's address from /config.js (the static server writes it).
 import { checkSubmission } from '/client/checks.js';
 import { createFormsClient } from '/client/index.js';
-import { API_URL } from '/config.js';
+import { API_URL, CHALLENGE } from '/config.js';
 
 const forms = createFormsClient({ baseUrl: API_URL });
+
+// A challenge, when the site turns one on: the provider's widget in every form (its class names the
+// provider), which fills the hidden field (cf-turnstile-response, h-captcha-response, g-recaptcha-response)
+// that readForm sends with the rest. Tokens are single use: the widget is reset after every answer.
+const WIDGET_CLASS = { turnstile: 'cf-turnstile', hcaptcha: 'h-captcha', recaptcha: 'g-recaptcha' };
+const WIDGET_API = { turnstile: 'turnstile', hcaptcha: 'hcaptcha', recaptcha: 'grecaptcha' };
+if (CHALLENGE) {
+  for (const form of document.querySelectorAll('form[data-kind]')) {
+    const widget = Object.assign(document.createElement('div'), { className: WIDGET_CLASS[CHALLENGE.provider] });
+    widget.dataset.sitekey = CHALLENGE.siteKey;
+    form.querySelector('button').before(widget);
+  }
+  document.head.append(Object.assign(document.createElement('script'), { src: CHALLENGE.scriptUrl, async: true }));
+}
 
 const send = {
   contact: (body) => forms.submitContact(body),
@@ -29,6 +43,7 @@ for (const form of document.querySelectorAll('form[data-kind]')) {
     setStatus(status, 'Sending…', '');
     const result = await send[kind](body);
     button.disabled = false;
+    if (CHALLENGE) window[WIDGET_API[CHALLENGE.provider]]?.reset();
     if (result.ok) {
       setStatus(status, result.data.message, 'ok');
       form.reset();

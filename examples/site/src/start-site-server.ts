@@ -26,16 +26,24 @@ export async function startSiteServer({
   apiUrl,
   port = 0,
   host = '127.0.0.1',
+  challenge,
 }: {
   apiUrl: string;
   port?: number;
   host?: string;
+  /**
+   * A challenge widget on every form: the provider, its script (the provider's own, or a local stand-in in
+   * tests) and the site key. The widget puts its token in the form's hidden field, which the form sends.
+   */
+  challenge?: { provider: 'turnstile' | 'hcaptcha' | 'recaptcha'; scriptUrl: string; siteKey: string };
 }): Promise<RunningSite> {
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://site').pathname;
     if (path === '/config.js') {
       res.writeHead(200, { 'content-type': TYPES['.js']!, 'cache-control': 'no-store' });
-      res.end(`export const API_URL = ${JSON.stringify(apiUrl)};\n`);
+      res.end(
+        `export const API_URL = ${JSON.stringify(apiUrl)};\nexport const CHALLENGE = ${JSON.stringify(challenge ?? null)};\n`,
+      );
       return;
     }
     const [root, rest] = path.startsWith('/client/') ? [CLIENT_DIST, path.slice(8)] : [PUBLIC, path.slice(1)];

@@ -57,6 +57,23 @@ describe('createFormsClient', () => {
     });
   });
 
+  it("carries a solved challenge's token in the field its provider's widget names, the same token on a retry", async () => {
+    const { client, seen } = await serve([json(503, {}), json(200, { success: true })]);
+    await client.submitContact({ email: 'a@acme.io' }, { challenge: { provider: 'turnstile', token: 'tok-1' } });
+    await client.signup('cpa', { email: 'a@acme.io' }, { challenge: { provider: 'hcaptcha', token: 'tok-2' } });
+    await client.registerForWebinar(
+      { fullName: 'Ada', workEmail: 'a@acme.io' },
+      { challenge: { provider: 'recaptcha', token: 'tok-3' } },
+    );
+    expect(seen.map((s) => JSON.parse(s.body))).toEqual([
+      { email: 'a@acme.io', 'cf-turnstile-response': 'tok-1' },
+      { email: 'a@acme.io', 'cf-turnstile-response': 'tok-1' },
+      { email: 'a@acme.io', 'h-captcha-response': 'tok-2' },
+      { fullName: 'Ada', workEmail: 'a@acme.io', 'g-recaptcha-response': 'tok-3' },
+    ]);
+    expect(seen[0]!.headers['idempotency-key']).toBe(seen[1]!.headers['idempotency-key']);
+  });
+
   it('reads the latest video with a plain GET (no Idempotency-Key, so no preflight), retrying a 502', async () => {
     const video = { videoId: 'x', title: 't' };
     const { client, seen } = await serve([

@@ -16,8 +16,22 @@ export type SignupKindOf<S extends SignupKind> = Extract<SubmissionKind, `${S}-s
 /** careers-apply with the CV as a File or Blob; the client sends it as `cvFile: {filename, contentType, data}`. */
 export type JobApplication = Omit<SubmissionInput<'careers-apply'>, 'cvFile'> & { cvFile?: Blob | null | undefined };
 
-/** Per call: the retry settings, an AbortSignal, and a key to reuse (say, one kept across a page reload). */
-export type CallOptions = RetryOptions & { idempotencyKey?: string };
+/** The form field each challenge provider's widget fills, and the gateway reads the token from. */
+const CHALLENGE_FIELDS = {
+  turnstile: 'cf-turnstile-response',
+  hcaptcha: 'h-captcha-response',
+  recaptcha: 'g-recaptcha-response',
+} as const;
+
+/**
+ * Per call: the retry settings, an AbortSignal, a key to reuse (say, one kept across a page reload), and the
+ * token of a solved challenge (Turnstile, hCaptcha, reCAPTCHA), sent in the field its widget names. Tokens are
+ * single use: reset the widget after each call; the call's own retries reuse it, and the gateway knows them.
+ */
+export type CallOptions = RetryOptions & {
+  idempotencyKey?: string;
+  challenge?: { provider: keyof typeof CHALLENGE_FIELDS; token: string };
+};
 export type ClientOptions = Omit<RetryOptions, 'signal'> & { baseUrl: string };
 
 /**
@@ -33,7 +47,10 @@ export function createFormsClient({ baseUrl, ...defaults }: ClientOptions) {
     body: unknown,
     options: CallOptions = {},
   ): Promise<FormResult<SubmissionAnswer<K>>> {
-    const json = JSON.stringify(body);
+    const { challenge } = options;
+    const json = JSON.stringify(
+      challenge ? { ...(body as object), [CHALLENGE_FIELDS[challenge.provider]]: challenge.token } : body,
+    );
     const key = `${kind} ${json}`;
     let pending = inFlight.get(key);
     if (!pending) {
@@ -72,7 +89,7 @@ export function createFormsClient({ baseUrl, ...defaults }: ClientOptions) {
         : rest;
       return submit('careers-apply', body, options);
     },
-    latestVideo: (options?: Omit<CallOptions, 'idempotencyKey'>) =>
+    latestVideo: (options?: Omit<CallOptions, 'idempotencyKey' | 'challenge'>) =>
       sendWithRetry<LatestVideo>({ url: `${root}/api/latest-video`, method: 'GET' }, { ...defaults, ...options }),
   };
 }

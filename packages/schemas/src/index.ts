@@ -28,6 +28,7 @@ export * from './redis-settings.ts';
 export * from './responses.ts';
 export * from './shared-env.ts';
 export * from './shared-secrets.ts';
+export * from './spam-judgement.ts';
 export * from './staged-cv.ts';
 export * from './submission-endpoint.ts';
 export * from './submission-keys.ts';

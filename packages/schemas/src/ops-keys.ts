@@ -13,6 +13,14 @@ export function opsKeys(settings: Pick<RedisSettings, 'prefix'>, queueName: stri
     spamIndex: queueKey(settings, queueName, 'spam'),
     /** Quarantined submission id → its job payload (JSON), exactly what it would have been queued as. */
     spamData: queueKey(settings, queueName, 'spam', 'data'),
+    /** Quarantined submission id → why it was held (JSON SpamJudgement: the layers' reasons), kept and dropped with it. */
+    spamReasons: queueKey(settings, queueName, 'spam', 'reasons'),
+    /**
+     * What ops taught the content filter (`ops spam mark` / `release`): a hash of counts, `docs:spam`,
+     * `docs:ham` and per feature `s:<feature>` / `h:<feature>`, a feature being a hash of a word, never the
+     * word. The gateway adds it to the starting model it ships with.
+     */
+    spamModel: queueKey(settings, queueName, 'spam', 'model'),
   };
 }
 

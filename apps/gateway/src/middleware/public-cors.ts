@@ -8,7 +8,16 @@ const EXPOSE_HEADERS = ['X-Request-Id', 'Retry-After'].join(',');
 export const PUBLIC_CORS_OPTIONS: cors.Options = {
   origin: '*',
   allowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE', 'OPTIONS'],
-  allowHeaders: ['Content-Type', 'Accept', 'Idempotency-Key', 'Mcp-Protocol-Version', 'Authorization', 'X-Request-Id'],
+  allowHeaders: [
+    'Content-Type',
+    'Accept',
+    'Idempotency-Key',
+    'Mcp-Protocol-Version',
+    'Authorization',
+    'X-Request-Id',
+    // An agent's declaration (the MCP contact form widget sends it): the spam layers ask it no challenge.
+    'Forms-Agent',
+  ],
   exposeHeaders: EXPOSE_HEADERS,
   maxAge: 86_400,
 };

@@ -7,6 +7,7 @@ import {
   submissionEmail,
   toJobPayload,
 } from '@forms/schemas';
+import { freeTexts } from '@forms/spam-filter';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
@@ -17,12 +18,13 @@ import type { Claims } from './claim-submission.ts';
 import { careersJobData } from './cv/careers-job-data.ts';
 import { checkCvEnvelope } from './cv/check-cv-envelope.ts';
 import { decodeCv } from './cv/decode-cv.ts';
-import { honeypotFilled } from './honeypot.ts';
 import { bodyFingerprint } from './idempotency-key.ts';
 import { contactId, keyedSubmissionId, newId } from './ids.ts';
 import type { Quarantine } from './quarantine.ts';
 import type { Enqueue, ProducerRedis } from './queue.ts';
 import { type ClientLimit, type RateLimit, rateLimited } from './rate-limit.ts';
+import { countVerdict, forgiveSpentToken, type SpamJudge, type Verdict } from './spam/judge-submission.ts';
+import type { SpamCounters } from './spam/spam-counters.ts';
 import type { SubmissionKeys } from './submission-keys.ts';
 import { parseOrThrow } from './validate.ts';
 import { isWorkEmail } from './work-email.ts';
@@ -31,8 +33,11 @@ export type SubmissionDeps = {
   config: GatewayConfig;
   redis: ProducerRedis;
   enqueue: Enqueue;
-  /** Where a honeypotted submission goes instead of the queue. */
+  /** Where a submission the spam layers held goes instead of the queue. */
   quarantine: Quarantine;
+  /** The spam layers' one entry (spam/judge-submission.ts), and what it decided, counted for the metrics. */
+  judgeSubmission: SpamJudge;
+  spamCounters: SpamCounters;
   keys: SubmissionKeys;
   /** The claim and idempotency scripts on `redis`, batched per turn. */
   claims: Claims;
@@ -54,6 +59,12 @@ export type SubmissionRequest = {
   requestId?: string | undefined;
   /** The request's server span (tracing on): the submission's id, kind and round trips go on it. */
   span?: SpanHandle | undefined;
+  /** The client's address (ctx.ip), for the challenge provider's `remoteip`. */
+  ip?: string | undefined;
+  /** The name an agent declared in the `Forms-Agent` header: the spam layers ask it no challenge. */
+  agent?: string | undefined;
+  /** The User-Agent header, for Akismet. */
+  userAgent?: string | undefined;
 };
 
 /** The facts an answer is made of: the same for a first request and for its idempotent retries. */
@@ -88,10 +99,19 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
   const cvFile = 'careers' in parsed ? parsed.careers.cvFile : undefined;
   const checkedCv = cvFile ? await decodeCv(cvFile) : undefined;
 
-  // The honeypot filled: a bot, or a person whose autofill filled it. Everything runs as for any submission
-  // (ids, Idempotency-Key, contact id, so the answer and its retries are a real one's), except that the job
-  // is kept in the quarantine instead of the queue, for `ops spam release` to send on.
-  const spam = honeypotFilled(req.body);
+  // The spam layers' verdict (the honeypot, the rules, the content filter, and a challenge when the form asks
+  // for one). Held: everything runs as for any submission (ids, Idempotency-Key, contact id, so the answer and
+  // its retries are a real one's), except that the job is kept in the quarantine, with its reasons, instead
+  // of the queue, for `ops spam release` to send on. With a challenge, siteverify runs while the claim does.
+  const judged = deps.judgeSubmission({
+    kind: endpoint.kind,
+    body: req.body,
+    email,
+    texts: freeTexts(request, endpoint.emailField),
+    ip: req.ip,
+    agent: req.agent,
+    userAgent: req.userAgent,
+  });
 
   let acceptedAt = acceptedAtNow();
   const idempotency = req.idempotencyKey
@@ -127,7 +147,9 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     throw rateLimited(deps.counters, claim.retryAfterMs);
   }
   if (claim?.kind === 'new') outcome = { ...outcome, recordId: claim.recordId, known: claim.known };
+  let verdict: Verdict = judged instanceof Promise ? await judged : judged;
   if (claim?.kind === 'replay') {
+    verdict = forgiveSpentToken(verdict);
     const first = claim.record;
     if (first.fingerprint !== idempotency?.fingerprint) throw new ApiError('IDEMPOTENCY_KEY_REUSED');
     outcome = first;
@@ -151,9 +173,11 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     acceptedAt,
     ...(req.requestId ? { requestId: req.requestId } : {}),
   });
-  if (spam) {
-    await deps.quarantine(payload);
-    deps.counters.honeypotQuarantined++;
+  countVerdict(deps.spamCounters, verdict);
+  if (verdict.spam) {
+    const { spam: _, ...judgement } = verdict;
+    await deps.quarantine(payload, judgement);
+    if (verdict.reasons.some((r) => r.layer === 'honeypot')) deps.counters.honeypotQuarantined++;
   } else {
     const started = performance.now();
     await deps.enqueue(payload);

@@ -1,4 +1,4 @@
-import { type JobPayload, opsKeys, type RedisSettings } from '@forms/schemas';
+import { type JobPayload, opsKeys, type RedisSettings, type SpamJudgement } from '@forms/schemas';
 import type { Cluster, Redis } from 'ioredis';
 import { withRedisDeadline } from '../redis-deadline.ts';
 import { writeAtEndOfTurn } from './queue.ts';
@@ -8,24 +8,31 @@ import { writeAtEndOfTurn } from './queue.ts';
 // age limit go, then the oldest past the count limit, at most 100 of each per call so one call stays
 // short (each call adds one, so the bound holds). Both keys get the age limit as their TTL, renewed on
 // every add: a quarantine nobody feeds disappears on its own.
-// KEYS: [index zset][data hash]. ARGV: id, payload, now ms, max age ms, max count.
+// The reasons (why it was held) go in a third hash under the same id, kept and dropped with the payload.
+// KEYS: [index zset][data hash][reasons hash]. ARGV: id, payload, now ms, max age ms, max count, reasons.
 const QUARANTINE_SCRIPT = `
-local index, data = KEYS[1], KEYS[2]
+local index, data, reasons = KEYS[1], KEYS[2], KEYS[3]
 local id, now, age, max = ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-if redis.call('ZADD', index, 'NX', now, id) == 1 then redis.call('HSET', data, id, ARGV[2]) end
+if redis.call('ZADD', index, 'NX', now, id) == 1 then
+  redis.call('HSET', data, id, ARGV[2])
+  redis.call('HSET', reasons, id, ARGV[6])
+end
 local expired = redis.call('ZRANGEBYSCORE', index, '-inf', now - age, 'LIMIT', 0, 100)
 if #expired > 0 then
   redis.call('ZREM', index, unpack(expired))
   redis.call('HDEL', data, unpack(expired))
+  redis.call('HDEL', reasons, unpack(expired))
 end
 local over = redis.call('ZCARD', index) - max
 if over > 0 then
   local oldest = redis.call('ZRANGE', index, 0, math.min(over, 100) - 1)
   redis.call('ZREM', index, unpack(oldest))
   redis.call('HDEL', data, unpack(oldest))
+  redis.call('HDEL', reasons, unpack(oldest))
 end
 redis.call('PEXPIRE', index, age)
 redis.call('PEXPIRE', data, age)
+redis.call('PEXPIRE', reasons, age)
 return 1
 `;
 
@@ -33,11 +40,11 @@ type QuarantiningRedis = (Redis | Cluster) & {
   quarantineSubmission(numKeys: number, ...args: string[]): Promise<number>;
 };
 
-export type Quarantine = (payload: JobPayload) => Promise<void>;
+export type Quarantine = (payload: JobPayload, judgement: SpamJudgement) => Promise<void>;
 
 /**
- * Keeps a honeypotted submission, exactly as it would have been queued, for `ops spam` to list, release
- * or purge: bounded by age (`QUARANTINE_DAYS`) and count (`QUARANTINE_MAX`). Resolves once Redis holds it,
+ * Keeps a submission the spam layers held, exactly as it would have been queued, with why they held it,
+ * for `ops spam` to list, release or purge: bounded by age (`QUARANTINE_DAYS`) and count (`QUARANTINE_MAX`). Resolves once Redis holds it,
  * like an add.
  */
 export function createQuarantine(
@@ -49,18 +56,20 @@ export function createQuarantine(
   const keys = opsKeys(settings, queueName);
   if (!('quarantineSubmission' in redis)) redis.defineCommand('quarantineSubmission', { lua: QUARANTINE_SCRIPT });
   const scripted = redis as QuarantiningRedis;
-  return async function quarantine(payload) {
+  return async function quarantine(payload, judgement) {
     writeAtEndOfTurn(redis);
     await withRedisDeadline(
       scripted.quarantineSubmission(
-        2,
+        3,
         keys.spamIndex,
         keys.spamData,
+        keys.spamReasons,
         payload.submissionId,
         JSON.stringify(payload),
         String(Date.now()),
         String(maxAgeMs),
         String(maxCount),
+        JSON.stringify(judgement),
       ),
       timeoutMs,
     );

@@ -1,5 +1,15 @@
 import { maskPii } from '@forms/observability';
-import { JOB_OPTIONS, type JobPayload, jobNameFor, parseJobPayload } from '@forms/schemas';
+import {
+  endpointFor,
+  JOB_OPTIONS,
+  type JobPayload,
+  jobNameFor,
+  parseJobPayload,
+  type SpamJudgement,
+  SpamJudgementSchema,
+} from '@forms/schemas';
+import { akismetCall, freeTexts, spamFeatures, trainSpamModel } from '@forms/spam-filter';
+import * as v from 'valibot';
 import {
   auditAction,
   type CliContext,
@@ -18,13 +28,13 @@ import type { OpenQueue } from '../open-queue.ts';
 const PAGE = 500;
 
 /**
- * `ops spam list|show|release|purge`: the quarantine of honeypotted submissions (kept by the gateway under
- * their own submission ids, exactly as they would have been queued). Release queues one under its own id,
- * so releasing twice delivers once; release and purge are audited.
+ * `ops spam list|show|release|purge`: the quarantine of submissions the spam layers held (kept by the gateway
+ * under their own submission ids, exactly as they would have been queued, with the reasons they were held
+ * for). Release queues one under its own id, so releasing twice delivers once; release and purge are audited.
  */
 export function spamCommand(ctx: CliContext): Command {
   const spam = new Command('spam').description(
-    'the quarantine of submissions that filled the honeypot field: list, show, release (deliver), purge',
+    'the quarantine of submissions the spam layers held, with their reasons: list, show, release (deliver, and teach the filter: not spam), mark (teach the filter: spam), purge',
   );
   const sub = (command: Command) =>
     spam.addCommand(
@@ -35,7 +45,7 @@ export function spamCommand(ctx: CliContext): Command {
 
   sub(
     withExitCodes(new Command('list'), { ok: 'listed, an empty quarantine included', failed: 'Redis unreachable' })
-      .description('quarantined submissions, newest first: id, kind, age (no personal data)')
+      .description('quarantined submissions, newest first: id, kind, age, reasons (no personal data)')
       .option('--limit <n>', 'list at most this many', positiveInt, 1000)
       .addOption(jsonOption())
       .action(async (options: { json?: boolean; limit: number }) => {
@@ -46,26 +56,43 @@ export function spamCommand(ctx: CliContext): Command {
           const entries = await open.redis.zrevrange(spamIndex, 0, options.limit - 1, 'WITHSCORES');
           const ids = entries.filter((_, i) => i % 2 === 0);
           const { payloads, malformed } = await readPayloads(ctx, open, ids);
+          const judgements = await readJudgements(ctx, open, ids);
           return {
             count: total,
             rows: ids.map((id, i) => ({
               id,
               kind: payloads.get(id)?.kind,
+              recordId: payloads.get(id)?.recordId,
               acceptedAt: payloads.get(id)?.acceptedAt,
+              reasons: judgements.get(id)?.reasons.map(reasonLabel) ?? [],
+              ...(judgements.get(id)?.agent ? { agent: judgements.get(id)!.agent } : {}),
               ...(malformed.has(id) ? { malformed: malformed.get(id) } : {}),
               quarantinedAt: new Date(Number(entries[i * 2 + 1])).toISOString(),
               ageSeconds: Math.round((now - Number(entries[i * 2 + 1])) / 1000),
             })),
           };
         });
-        if (options.json) return printJson(ctx, { count, listed: rows.length, submissions: rows });
+        // The most common reasons among those listed: what the layers are catching, at a glance.
+        const byReason = new Map<string, number>();
+        for (const r of rows)
+          for (const reason of new Set(r.reasons)) byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
+        const common = [...byReason].sort((a, b) => b[1] - a[1]);
+        if (options.json)
+          return printJson(ctx, {
+            count,
+            listed: rows.length,
+            byReason: Object.fromEntries(common),
+            submissions: rows,
+          });
         if (count === 0) return print(ctx, 'the quarantine is empty');
         for (const r of rows)
           print(
             ctx,
-            `${r.id}  ${(r.kind ?? '?').padEnd(17)}  ${formatAge(r.ageSeconds).padStart(6)}${r.malformed ? `  malformed: ${r.malformed}` : ''}`,
+            `${r.id}  ${(r.kind ?? '?').padEnd(17)}  ${formatAge(r.ageSeconds).padStart(6)}  ${r.reasons.join(', ') || '(no reasons kept)'}${r.agent ? `  agent ${r.agent}` : ''}${r.malformed ? `  malformed: ${r.malformed}` : ''}`,
           );
         if (rows.length < count) print(ctx, `… ${count - rows.length} more (raise --limit to list them)`);
+        print(ctx, `${rows.length} listed, by reason:`);
+        for (const [reason, n] of common) print(ctx, `  ${String(n).padStart(6)}  ${reason}`);
       }),
   );
 
@@ -93,8 +120,16 @@ export function spamCommand(ctx: CliContext): Command {
           return print(ctx, `no quarantined submission ${id}`);
         }
         const shown = { ...payload, data: options.reveal ? payload.data : maskPii(payload.data) };
-        if (options.json) return printJson(ctx, { id, found: true, submission: shown });
+        const kept = (await withQueue(ctx, (open) => readJudgements(ctx, open, [id]))).get(id);
+        // The client's address is personal data: shown only with --reveal, like the payload's fields.
+        const judgement = kept?.client && !options.reveal ? { ...kept, client: { ip: '***' } } : kept;
+        if (options.json) return printJson(ctx, { id, found: true, judgement, submission: shown });
         print(ctx, `${id}  ${payload.kind}  accepted ${payload.acceptedAt}  recordId ${payload.recordId}`);
+        if (judgement?.agent) print(ctx, `  sent by an agent: ${judgement.agent}`);
+        if (judgement?.score !== undefined) print(ctx, `  content filter score ${judgement.score}`);
+        print(ctx, '  held for:');
+        for (const r of judgement?.reasons ?? []) print(ctx, `    ${reasonLabel(r)}  (weight ${r.weight})`);
+        if (!judgement) print(ctx, '    (no reasons kept: quarantined by an older gateway)');
         print(ctx, `  payload${options.reveal ? '' : ' (masked; --reveal to unmask)'}:`);
         print(ctx, JSON.stringify(shown.data, null, 2).replace(/^/gm, '    '));
       }),
@@ -112,8 +147,9 @@ export function spamCommand(ctx: CliContext): Command {
       .addOption(jsonOption())
       .action(async (ids: string[], options: { json?: boolean }) => {
         const result = await withQueue(ctx, async (open) => {
-          const { spamIndex, spamData } = ctx.config().keys;
+          const { spamIndex, spamData, spamReasons } = ctx.config().keys;
           const { payloads, malformed } = await readPayloads(ctx, open, ids);
+          const judgements = await readJudgements(ctx, open, ids);
           const found = ids.filter((id) => payloads.has(id));
           const audit = await auditAction(ctx, open, { action: 'spam release', filter: { ids }, jobIds: found });
           const released: string[] = [];
@@ -123,8 +159,10 @@ export function spamCommand(ctx: CliContext): Command {
               // The job id is the submission id: a second release (or one racing this) adds nothing.
               await open.queue.add(jobNameFor(payload.kind), payload, { ...JOB_OPTIONS, jobId: payload.submissionId });
               // Out of the quarantine only once the queue holds it: a crash between leaves it to release again.
-              await open.redis.multi().zrem(spamIndex, id).hdel(spamData, id).exec();
+              await open.redis.multi().zrem(spamIndex, id).hdel(spamData, id).hdel(spamReasons, id).exec();
               released.push(id);
+              // Not spam, ops say: the content filter learns it as ham, and Akismet is told (submit-ham).
+              await teach(ctx, open, payload, 'ham', judgements.get(id));
             }
           } catch (err) {
             await audit.complete({
@@ -168,6 +206,56 @@ export function spamCommand(ctx: CliContext): Command {
   );
 
   sub(
+    withExitCodes(new Command('mark'), {
+      ok: 'every id was taught (now or before: twice is harmless)',
+      failed:
+        'an id found neither in the quarantine nor in the queue (completed jobs are kept a day), or Redis unreachable',
+    })
+      .description(
+        'teach the content filter that submissions are spam: ones that got through (delivered in the last day) or ones held',
+      )
+      .argument('<ids...>', 'submission ids (sub_…) from `ops show`, `ops status` or `spam list`')
+      .option('--ham', 'teach the opposite: these are not spam (delivered ones the filter should learn from)')
+      .addOption(jsonOption())
+      .action(async (ids: string[], options: { json?: boolean; ham?: boolean }) => {
+        const label = options.ham ? 'ham' : 'spam';
+        const result = await withQueue(ctx, async (open) => {
+          const { payloads } = await readPayloads(ctx, open, ids);
+          const judgements = await readJudgements(ctx, open, ids);
+          const audit = await auditAction(ctx, open, { action: 'spam mark', filter: { ids, label }, jobIds: ids });
+          const taught: string[] = [];
+          const already: string[] = [];
+          const missing: string[] = [];
+          for (const id of ids) {
+            let payload = payloads.get(id);
+            if (!payload) {
+              const job = await open.queue.getJob(id);
+              const read = job ? parseJobPayload(JSON.stringify(job.data)) : undefined;
+              payload = read && 'payload' in read ? read.payload : undefined;
+            }
+            if (!payload) missing.push(id);
+            else ((await teach(ctx, open, payload, label, judgements.get(id))) ? taught : already).push(id);
+          }
+          await audit.complete({
+            outcome: 'ok',
+            count: taught.length,
+            detail: { already: already.length, missing: missing.length },
+          });
+          return { taught, already, missing };
+        });
+        if (result.missing.length > 0) process.exitCode = 1;
+        const counts = { taught: result.taught.length, already: result.already.length, missing: result.missing.length };
+        if (options.json) return printJson(ctx, { ...counts, ids: result });
+        print(
+          ctx,
+          `taught as ${label} ${counts.taught}, taught so before ${counts.already}, missing ${counts.missing}`,
+        );
+        for (const id of result.missing)
+          print(ctx, `  missing ${id}: neither in the quarantine nor in the queue (completed jobs are kept a day)`);
+      }),
+  );
+
+  sub(
     withExitCodes(new Command('purge'), {
       ok: 'the ids are out of the quarantine, those gone before included (twice is harmless)',
       failed: 'Redis unreachable',
@@ -182,7 +270,7 @@ export function spamCommand(ctx: CliContext): Command {
         if (ids.length > 0 === Boolean(options.all)) throw new UsageError('give ids or --all (one of them)');
         if (!options.yes) throw new UsageError('spam purge drops submissions for good: add --yes');
         const removed = await withQueue(ctx, async (open) => {
-          const { spamIndex, spamData } = ctx.config().keys;
+          const { spamIndex, spamData, spamReasons } = ctx.config().keys;
           const targets = options.all ? await open.redis.zrange(spamIndex, '0', '-1') : ids;
           const audit = await auditAction(ctx, open, {
             action: 'spam purge',
@@ -197,6 +285,7 @@ export function spamCommand(ctx: CliContext): Command {
                 .multi()
                 .zrem(spamIndex, ...page)
                 .hdel(spamData, ...page)
+                .hdel(spamReasons, ...page)
                 .exec()) ?? [];
             count += Number(gone ?? 0);
           }
@@ -234,4 +323,68 @@ async function readPayloads(
     });
   }
   return { payloads, malformed };
+}
+
+/** The reasons kept beside each quarantined id (none for one quarantined before reasons were kept). */
+async function readJudgements(
+  ctx: CliContext,
+  { redis }: OpenQueue,
+  ids: string[],
+): Promise<Map<string, SpamJudgement>> {
+  const judgements = new Map<string, SpamJudgement>();
+  for (let i = 0; i < ids.length; i += PAGE) {
+    const page = ids.slice(i, i + PAGE);
+    if (page.length === 0) continue;
+    const values = await redis.hmget(ctx.config().keys.spamReasons, ...page);
+    page.forEach((id, j) => {
+      if (!values[j]) return;
+      try {
+        const parsed = v.safeParse(SpamJudgementSchema, JSON.parse(values[j]!));
+        if (parsed.success) judgements.set(id, parsed.output);
+      } catch {
+        // Not JSON: shown as no reasons kept.
+      }
+    });
+  }
+  return judgements;
+}
+
+/** `layer code` or `layer code (detail)`: the detail is configuration or a score, never the submitter's text. */
+function reasonLabel(r: SpamJudgement['reasons'][number]): string {
+  return `${r.layer}:${r.code}${r.detail ? ` (${r.detail})` : ''}`;
+}
+
+/**
+ * Teaches the shared model one submission's label (the gateways re-read it within SPAM_MODEL_REFRESH_SECONDS):
+ * its free text's features, hashed, never its words. True when the model changed. With Akismet on, and the
+ * client's address kept with a held submission (Akismet requires it), Akismet is told too (submit-spam or
+ * submit-ham), once, when the model changed; a delivered submission kept no address and is taught locally only.
+ */
+async function teach(
+  ctx: CliContext,
+  { redis }: OpenQueue,
+  payload: JobPayload,
+  label: 'spam' | 'ham',
+  judgement: SpamJudgement | undefined,
+) {
+  const emailField = endpointFor(payload.kind).emailField;
+  const texts = freeTexts(payload.data, emailField);
+  const changed = await trainSpamModel(
+    redis,
+    ctx.config().keys.spamModel,
+    payload.submissionId,
+    label,
+    spamFeatures(texts),
+  );
+  const { akismet } = ctx.config();
+  if (changed && akismet && judgement?.client) {
+    const told = await akismetCall(akismet, label === 'spam' ? 'submit-spam' : 'submit-ham', {
+      ...judgement.client,
+      email: String((payload.data as Record<string, unknown>)[emailField] ?? ''),
+      content: texts.join('\n'),
+    });
+    if ('unavailable' in told)
+      ctx.stderr.write(`akismet not told about ${payload.submissionId}: ${told.unavailable}\n`);
+  }
+  return changed;
 }

@@ -219,6 +219,8 @@ export async function erasePerson(
         .multi()
         .zrem(ops.spamIndex, ...ids)
         .hdel(ops.spamData, ...ids)
+        // Why it was held, and with Akismet on the client's address: goes with the payload.
+        .hdel(ops.spamReasons, ...ids)
         .exec();
     }
     for (const key of idempotency) await redis.del(key);

@@ -24,7 +24,8 @@ form.addEventListener('submit', async (event) => {
   try {
     const res = await fetch(DATA.endpoint, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      // Filled in an agent's host, where no challenge widget runs: declared as an agent's (docs/site-forms.md#challenges).
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Forms-Agent': 'mcp-contact-form' },
       body: JSON.stringify(body),
     });
     const data = await res.json().catch(() => ({}));

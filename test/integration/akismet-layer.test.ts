@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type FakeAkismet, startFakeAkismet } from '../support/akismet-server.ts';
+import { runOps } from '../support/ops-cli.ts';
+import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { sampleValue, scrape } from '../support/prometheus.ts';
+import { validBody } from '../support/valid-bodies.ts';
+
+// Akismet, optional (AKISMET_API_KEY): comment-check on what the in-memory layers let through; what ops
+// decide (release: not spam; mark: spam) goes back to it as submit-ham / submit-spam, with the address the
+// submission came from, which only a held submission keeps. Down or slow, the layer abstains, counted.
+const TOKEN = 'akismet-metrics-token-0123456789abcdef';
+const KEY = 'akismet-test-key';
+let akismet: FakeAkismet;
+let pipeline: Pipeline;
+let client = 0;
+
+beforeAll(async () => {
+  akismet = await startFakeAkismet(KEY);
+  pipeline = await startPipeline(
+    {
+      ADMIN_TOKEN: TOKEN,
+      TRUST_PROXY: 'true',
+      AKISMET_API_KEY: KEY,
+      AKISMET_ENDPOINT_URL: akismet.url,
+      AKISMET_BLOG: 'https://agency.example',
+      AKISMET_TIMEOUT_MS: '1000',
+      OPS_ACTOR: 'akismet-test',
+    },
+    { withWorker: false },
+  );
+});
+afterAll(async () => {
+  await pipeline?.stop();
+  await akismet?.stop();
+});
+
+async function send(body: object) {
+  const ip = `203.0.113.${++client}`;
+  const res = await fetch(`${pipeline.gateway.url}/api/contact`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': ip, 'user-agent': 'test-browser/1.0' },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(200);
+  return { ip, recordId: ((await res.json()) as { recordId: string }).recordId };
+}
+const list = async () =>
+  (await runOps(['spam', 'list', '--json'], pipeline.env)).json.submissions as {
+    id: string;
+    recordId: string;
+    reasons: string[];
+  }[];
+
+it('comment-check gets the documented fields; false is queued, true is held (discard named), and ops decisions go back', async () => {
+  const person = await send({ ...validBody('contact', `p-${randomUUID()}`), message: 'Can we talk about a campaign?' });
+  expect(akismet.calls.at(-1)).toEqual({
+    method: 'comment-check',
+    fields: {
+      api_key: KEY,
+      blog: 'https://agency.example',
+      user_ip: person.ip,
+      user_agent: 'test-browser/1.0',
+      comment_type: 'contact-form',
+      comment_author_email: expect.stringMatching(/@acme-contact\.io$/),
+      comment_content: expect.stringContaining('Can we talk about a campaign?'),
+    },
+  });
+  expect(await pipeline.queue.getWaitingCount()).toBe(1);
+
+  const spam = await send({ email: 'akismet-guaranteed-spam@example.com', message: 'hello there' });
+  const blatant = await send({ ...validBody('contact', `b-${randomUUID()}`), message: 'akismet-discard-me now' });
+  const held = await list();
+  expect(held.map((h) => [h.recordId, h.reasons])).toEqual([
+    [blatant.recordId, ['akismet:spam-discard']],
+    [spam.recordId, ['akismet:spam']],
+  ]);
+  expect(await pipeline.queue.getWaitingCount()).toBe(1);
+
+  // The address is kept with the held submission for Akismet, shown only with --reveal.
+  const shown = await runOps(['spam', 'show', held[1]!.id, '--json'], pipeline.env);
+  expect(shown.json.judgement.client).toEqual({ ip: '***' });
+  const revealed = await runOps(['spam', 'show', held[1]!.id, '--json', '--reveal'], pipeline.env);
+  expect(revealed.json.judgement.client).toEqual({ ip: spam.ip, userAgent: 'test-browser/1.0' });
+
+  const calls = akismet.calls.length;
+  expect((await runOps(['spam', 'release', held[1]!.id, '--json'], pipeline.env)).json).toMatchObject({ released: 1 });
+  expect((await runOps(['spam', 'mark', held[0]!.id, '--json'], pipeline.env)).json).toMatchObject({ taught: 1 });
+  expect(akismet.calls.slice(calls).map((c) => [c.method, c.fields.user_ip, c.fields.comment_author_email])).toEqual([
+    ['submit-ham', spam.ip, 'akismet-guaranteed-spam@example.com'],
+    ['submit-spam', blatant.ip, expect.stringMatching(/@acme-contact\.io$/)],
+  ]);
+  // Marked again: nothing changed, so Akismet is not told twice.
+  await runOps(['spam', 'mark', held[0]!.id], pipeline.env);
+  expect(akismet.calls.length).toBe(calls + 2);
+  await runOps(['spam', 'purge', '--all', '--yes'], pipeline.env);
+});
+
+it('Akismet down or slow past AKISMET_TIMEOUT_MS holds nobody: the layer abstains, counted', async () => {
+  const before = await pipeline.queue.getWaitingCount();
+  akismet.fault.mode = 'down';
+  await send({ email: 'akismet-guaranteed-spam@example.com', message: 'while it is down' });
+  akismet.fault.mode = 'slow';
+  akismet.fault.slowMs = 4_000;
+  const started = performance.now();
+  await send({ email: 'akismet-guaranteed-spam@example.com', message: 'while it is slow' });
+  expect(performance.now() - started).toBeLessThan(3_000);
+  akismet.fault.mode = 'none';
+  expect(await pipeline.queue.getWaitingCount()).toBe(before + 2);
+  expect(await list()).toEqual([]);
+  const { families } = await scrape(`${pipeline.gateway.url}/admin/metrics`, TOKEN);
+  expect(sampleValue(families, 'forms_spam_layer_unavailable_total', { layer: 'akismet' })).toBe(2);
+});
+
+it('what the in-memory layers hold already is not sent to Akismet', async () => {
+  const calls = akismet.calls.length;
+  await send({ ...validBody('contact', `h-${randomUUID()}`), website: 'filled by a bot' });
+  expect(akismet.calls.length).toBe(calls);
+  expect((await list()).map((h) => h.reasons)).toEqual([['honeypot:filled']]);
+});

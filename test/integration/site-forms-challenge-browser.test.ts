@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { type RunningSite, startSiteServer } from '@forms/example-site';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { launchChromium } from '../support/launch-chromium.ts';
+import { runOps } from '../support/ops-cli.ts';
+import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { type Siteverify, startSiteverify } from '../support/siteverify-server.ts';
+
+// A person in headless Chromium submits the demo site's contact form through a `required` Turnstile
+// challenge: the widget (a local stand-in for the provider's script, its implicit rendering) puts a token
+// in the form's hidden `cf-turnstile-response` field, the form sends it with the rest through
+// @forms/client, the gateway verifies it at the local siteverify, and the submission is queued; a second
+// one gets a fresh token (the widget is reset: tokens are single use). A bot posting without one is held.
+const root = fileURLToPath(new URL('../../', import.meta.url));
+let siteverify: Siteverify;
+let pipeline: Pipeline;
+let site: RunningSite;
+let browser: Browser;
+
+beforeAll(async () => {
+  const rules = join(mkdtempSync(join(tmpdir(), 'site-challenge-')), 'rules.json');
+  writeFileSync(rules, JSON.stringify({ contact: { challenge: 'required' } }));
+  await Promise.all([
+    promisify(execFile)(join(root, 'node_modules/.bin/tsup'), [], { cwd: join(root, 'packages/client') }),
+    startSiteverify('turnstile', 'site-secret').then((s) => (siteverify = s)),
+    launchChromium().then((b) => (browser = b)),
+  ]);
+  pipeline = await startPipeline(
+    {
+      SPAM_RULES_FILE: rules,
+      CHALLENGE_PROVIDER: 'turnstile',
+      CHALLENGE_SECRET: 'site-secret',
+      CHALLENGE_VERIFY_URL: siteverify.url,
+    },
+    { withWorker: false },
+  );
+  site = await startSiteServer({
+    apiUrl: pipeline.gateway.url,
+    challenge: { provider: 'turnstile', scriptUrl: siteverify.widgetUrl, siteKey: '1x00000000000000000000AA' },
+  });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await site?.stop();
+  await pipeline?.stop();
+  await siteverify?.stop();
+});
+
+it('a person passes the challenge twice (a fresh token each time); a bot without a token is held', async () => {
+  const page = await browser.newPage();
+  expect((await page.goto(site.url))!.status()).toBe(200);
+  for (const round of [1, 2]) {
+    await page.waitForSelector('#contact .cf-turnstile[data-solved=true] input[name=cf-turnstile-response]', {
+      state: 'attached',
+    });
+    const token = await page.inputValue('#contact input[name=cf-turnstile-response]');
+    await page.fill('#contact [name=name]', 'Ada');
+    await page.fill('#contact [name=email]', `ada-${round}-${randomUUID()}@acme.io`);
+    await page.fill('#contact [name=message]', 'Hello from the demo site, through the challenge.');
+    await page.click('#contact button');
+    await page.waitForFunction(() => document.querySelector('#contact .status')?.classList.contains('ok'));
+    expect(await page.locator('#contact .status').textContent()).toMatch(/Thanks/);
+    expect(siteverify.requests.at(-1)).toMatchObject({ secret: 'site-secret', response: token });
+    // The next round waits for the widget's fresh token.
+    await page.waitForFunction(
+      (used) =>
+        (document.querySelector('#contact input[name=cf-turnstile-response]') as HTMLInputElement | null)?.value !==
+        used,
+      token,
+    );
+  }
+  expect(await pipeline.queue.getWaitingCount()).toBe(2);
+  expect((await runOps(['spam', 'list', '--json'], pipeline.env)).json.count).toBe(0);
+
+  const bot = await fetch(`${pipeline.gateway.url}/api/contact`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: `bot-${randomUUID()}@acme.io`, message: 'no widget here' }),
+  });
+  expect(bot.status).toBe(200);
+  expect(await pipeline.queue.getWaitingCount()).toBe(2);
+  const held = await runOps(['spam', 'list', '--json'], pipeline.env);
+  expect(held.json.submissions.map((s: { reasons: string[] }) => s.reasons)).toEqual([['challenge:missing-token']]);
+});
