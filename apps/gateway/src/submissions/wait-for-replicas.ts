@@ -53,7 +53,7 @@ export async function waitForReplicas(
  * another node's writes, and its answer says nothing about the job (queue.ts treats that as a transition).
  * A stale master woken from a pause took an add, and the WAIT, sent after ioredis had learnt of the
  * promotion, was acknowledged by the promoted master's new replica: a 200 for a job that resync discarded
- * (test/cluster/stale-master-fails-over-with-durable-acks.test.ts, 7 of 687 before this check).
+ * (test/cluster/master-killed-with-durable-acks-loses-nothing.test.ts, its stop case: 7 of 687 lost before this check).
  */
 export function queueSlotOwner(
   redis: ProducerRedis,
