@@ -15,30 +15,37 @@ const MAX_HELD = 8;
 const MAX_HELD_BYTES = 4_000;
 const ADMIN_TOKEN = 'down-at-enqueue-admin-token';
 
-beforeAll(async () => {
-  redis = await startRedisServer();
-  gateway = await startGateway(
+/** A gateway on this test's Redis, its metrics behind ADMIN_TOKEN, with `env` on top of the defaults. */
+function gatewayOn(queue: string, env: Record<string, string> = {}): Promise<RunningGateway> {
+  return startGateway(
     loadConfig({
       PORT: '0',
       HOST: '127.0.0.1',
       REDIS_URL: redis.url,
-      QUEUE_NAME: `down-${randomUUID()}`,
+      QUEUE_NAME: `${queue}-${randomUUID()}`,
       LOG_LEVEL: 'silent',
       RATE_LIMIT_REQUESTS: '0',
       ADMIN_TOKEN,
-      REDIS_HOLD_MS: String(HOLD_MS),
-      REDIS_HOLD_MAX_REQUESTS: String(MAX_HELD),
-      REDIS_HOLD_MAX_BYTES: String(MAX_HELD_BYTES),
+      ...env,
     }),
   );
+}
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  gateway = await gatewayOn('down', {
+    REDIS_HOLD_MS: String(HOLD_MS),
+    REDIS_HOLD_MAX_REQUESTS: String(MAX_HELD),
+    REDIS_HOLD_MAX_BYTES: String(MAX_HELD_BYTES),
+  });
 });
 afterAll(async () => {
   await gateway?.stop();
   await redis?.stop();
 });
 
-function submit(path = '/api/contact', body: object = { email: `${randomUUID()}@acme.io` }) {
-  return fetch(`${gateway.url}${path}`, {
+function submit(path = '/api/contact', body: object = { email: `${randomUUID()}@acme.io` }, url = gateway.url) {
+  return fetch(`${url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -46,7 +53,8 @@ function submit(path = '/api/contact', body: object = { email: `${randomUUID()}@
 }
 
 /** A creator-signup: no claim before its add (not a contact kind, no key, no limit), so only its add is held. */
-const creator = () => submit('/api/creator-signup', { email: `${randomUUID()}@creators.example`, name: 'Cleo' });
+const creator = (url = gateway.url) =>
+  submit('/api/creator-signup', { email: `${randomUUID()}@creators.example`, name: 'Cleo' }, url);
 /** A partner-webinar whose payload is about 1,700 bytes. */
 const webinar = () =>
   submit('/api/partner-webinar', {
@@ -152,24 +160,8 @@ describe('Redis paused (SIGSTOP) for less than the hold', () => {
   const ENQUEUE_TIMEOUT_MS = 1_000;
   const DEFAULT_HOLD_MS = 10_000;
   it('holds the submission and answers 200 once Redis resumes', async () => {
-    const own = await startGateway(
-      loadConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        REDIS_URL: redis.url,
-        QUEUE_NAME: `down-pause-${randomUUID()}`,
-        LOG_LEVEL: 'silent',
-        RATE_LIMIT_REQUESTS: '0',
-        ADMIN_TOKEN,
-        ENQUEUE_TIMEOUT_MS: String(ENQUEUE_TIMEOUT_MS),
-      }),
-    );
-    const send = () =>
-      fetch(`${own.url}/api/creator-signup`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: `${randomUUID()}@creators.example`, name: 'Cleo' }),
-      });
+    const own = await gatewayOn('down-pause', { ENQUEUE_TIMEOUT_MS: String(ENQUEUE_TIMEOUT_MS) });
+    const send = () => creator(own.url);
     try {
       await eventually(async () => (await send()).status === 200, {
         timeoutMs: 10_000,
@@ -204,39 +196,20 @@ describe('Redis paused (SIGSTOP) for less than the hold', () => {
 
 describe('a gateway stopped while it holds submissions', () => {
   it('answers what it holds with 503 and Retry-After at once, and stops without waiting out the hold', async () => {
-    const holding = await startGateway(
-      loadConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        REDIS_URL: redis.url,
-        QUEUE_NAME: `down-stop-${randomUUID()}`,
-        LOG_LEVEL: 'silent',
-        RATE_LIMIT_REQUESTS: '0',
-        ADMIN_TOKEN,
-        REDIS_HOLD_MS: '30000',
-      }),
-    );
+    const holding = await gatewayOn('down-stop', { REDIS_HOLD_MS: '30000' });
     let stopped = false;
     await redis.stop();
     try {
       const held = Array.from({ length: 3 }, async () => {
-        const res = await fetch(`${holding.url}/api/creator-signup`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ email: `${randomUUID()}@creators.example`, name: 'Cleo' }),
-        });
+        const res = await creator(holding.url);
         return { res, at: performance.now() };
       });
       // Stopped once the gateway says it holds all three.
-      await eventually(
-        async () => {
-          const text = await (
-            await fetch(`${holding.url}/admin/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
-          ).text();
-          return /^forms_submissions_held(?:\{[^}]*\})? 3$/m.test(text);
-        },
-        { timeoutMs: 10_000, everyMs: 20, explain: () => 'the gateway never held the three submissions' },
-      );
+      await eventually(async () => (await heldNow(holding.url)).requests === 3, {
+        timeoutMs: 10_000,
+        everyMs: 20,
+        explain: () => 'the gateway never held the three submissions',
+      });
       const stopping = performance.now();
       await holding.stop();
       stopped = true;

@@ -159,42 +159,39 @@ export function createGatewayMetrics({
     },
   });
   if (spamCounters) {
-    new Counter({
-      name: 'forms_spam_verdicts_total',
-      help: 'Submissions the spam layers judged, by verdict (spam: answered like a success and held in the quarantine; ham: queued) and sender (person, or agent: the Forms-Agent header)',
-      labelNames: ['verdict', 'sender'] as const,
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const [key, n] of spamCounters.verdicts) {
-          const [verdict, sender] = key.split(' ');
-          this.inc({ verdict, sender }, n);
-        }
-      },
-    });
-    new Counter({
-      name: 'forms_spam_reasons_total',
-      help: 'Reasons the spam layers gave for the submissions they held, by layer and code (a held submission counts once per reason)',
-      labelNames: ['layer', 'code'] as const,
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const [key, n] of spamCounters.reasons) {
-          const [layer, code] = key.split(' ');
-          this.inc({ layer, code }, n);
-        }
-      },
-    });
-    new Counter({
-      name: 'forms_spam_layer_unavailable_total',
-      help: 'Calls to a spam provider (challenge siteverify, Akismet) that failed or passed their deadline: the layer abstained',
-      labelNames: ['layer'] as const,
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const [layer, n] of spamCounters.unavailable) this.inc({ layer }, n);
-      },
-    });
+    /** A counter read from one of the spam counters' maps, each key its label values joined by a space. */
+    const fromMap = (name: string, help: string, labelNames: readonly string[], counts: Map<string, number>) =>
+      new Counter({
+        name,
+        help,
+        labelNames,
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const [key, n] of counts) {
+            const values = key.split(' ');
+            this.inc(Object.fromEntries(labelNames.map((label, i) => [label, values[i]!])), n);
+          }
+        },
+      });
+    fromMap(
+      'forms_spam_verdicts_total',
+      'Submissions the spam layers judged, by verdict (spam: answered like a success and held in the quarantine; ham: queued) and sender (person, or agent: the Forms-Agent header)',
+      ['verdict', 'sender'],
+      spamCounters.verdicts,
+    );
+    fromMap(
+      'forms_spam_reasons_total',
+      'Reasons the spam layers gave for the submissions they held, by layer and code (a held submission counts once per reason)',
+      ['layer', 'code'],
+      spamCounters.reasons,
+    );
+    fromMap(
+      'forms_spam_layer_unavailable_total',
+      'Calls to a spam provider (challenge siteverify, Akismet) that failed or passed their deadline: the layer abstained',
+      ['layer'],
+      spamCounters.unavailable,
+    );
   }
   return {
     registry,

@@ -39,10 +39,17 @@ export function createContentFilter({
   const start = startingSpamModel();
   let model = start;
   let weight = 0.5;
+  // What the model was last made from: an unchanged hash (the usual case) makes nothing again, where each
+  // rebuild copies the starting model's twelve thousand features.
+  let madeFrom = '{}';
   async function refresh() {
     try {
       const learned = await withRedisDeadline(redis.hgetall(modelKey), timeoutMs);
-      model = withLearned(start, learned);
+      const read = JSON.stringify(learned);
+      if (read !== madeFrom) {
+        model = withLearned(start, learned);
+        madeFrom = read;
+      }
       const taught = Math.min(Number(learned['docs:spam'] ?? 0), Number(learned['docs:ham'] ?? 0));
       weight = taught >= minLabels ? 1 : 0.5;
     } catch (err) {
