@@ -14,3 +14,4 @@ export { stopOnSignals } from './stop-on-signals.ts';
 export { waitForRedis } from './wait-for-redis.ts';
 export { type SharedSecretWatch, watchSharedSecret } from './watch-shared-secret.ts';
 export { createWriteBatcher, type WriteBatcher } from './write-batcher.ts';
+export { exitAfterOutput, quietWhenReaderCloses } from './exit-after-output.ts';
