@@ -1,6 +1,7 @@
 export { assertNoEviction, EvictionPolicyError } from './assert-no-eviction.ts';
 export { boundUrl } from './bound-url.ts';
 export { checkSharedSecret, type SecretCheck } from './check-shared-secret.ts';
+export { exitAfterOutput, quietWhenReaderCloses } from './exit-after-output.ts';
 export { isRedisTransition } from './is-redis-transition.ts';
 export { listenOn } from './listen-on.ts';
 export {
@@ -14,4 +15,3 @@ export { stopOnSignals } from './stop-on-signals.ts';
 export { waitForRedis } from './wait-for-redis.ts';
 export { type SharedSecretWatch, watchSharedSecret } from './watch-shared-secret.ts';
 export { createWriteBatcher, type WriteBatcher } from './write-batcher.ts';
-export { exitAfterOutput, quietWhenReaderCloses } from './exit-after-output.ts';
