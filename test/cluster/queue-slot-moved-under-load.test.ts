@@ -141,9 +141,11 @@ it('moves the queue slot to another master under load: no 503, every answer with
         `${result.acknowledged} acknowledged, ${result.lost.length} lost, ${result.duplicated.length} duplicated; ` +
         `${spentAttempts.length} jobs spent an attempt; worker errors: ${JSON.stringify(countBy(workerErrors))}`,
     );
-    // The move did run for seconds, and did reach requests (held, then stored).
+    // The move did run for seconds (the test paces it). How the requests met it (redirected, or held and
+    // stored: the figure above) is the move's own timing; what is promised is that every one was answered 200
+    // within the hold and stored once (before, the test also asserted that some had been held, and would have
+    // failed a run where every request followed the move without waiting).
     expect(move.migratingMs).toBeGreaterThan(2_000);
-    expect(heldAndStored).toBeGreaterThan(0);
     expect(countStatuses(answers)).toEqual({ 200: answers.length });
     expect(slowest).toBeLessThan(HOLD_MS + 1_000);
     expect(result.lost).toEqual([]);

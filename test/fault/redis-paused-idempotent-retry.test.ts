@@ -61,13 +61,15 @@ async function submit({ key, path, body }: Submission): Promise<Answer> {
 
 describe('Redis paused (CLIENT PAUSE WRITE) mid-stream, clients retrying with their Idempotency-Key', () => {
   it('answers 503 within the deadline, and the retries leave exactly one job per key', async () => {
-    // 20 lanes send new submissions back to back for 1.2 s; 300 ms in, Redis stops taking writes for
-    // 1.5 s. Requests then sit at every step: the rate-limit check, the claim, the add.
+    // 20 lanes send new submissions back to back; 300 ms in, Redis stops taking writes for 1.5 s, and the
+    // lanes go on for 900 ms of it, so requests surely meet the pause (before, the lanes stopped at a fixed
+    // 1.2 s, and a loaded machine slow to send the pause could leave none in it). Requests then sit at every
+    // step: the rate-limit check, the claim, the add.
     const first = new Map<string, { submission: Submission; answer: Answer }>();
     let n = 0;
-    const stopAt = performance.now() + 1_200;
+    let pausedAt: number | undefined;
     const lanes = Array.from({ length: 20 }, async () => {
-      while (performance.now() < stopAt) {
+      while (pausedAt === undefined || performance.now() < pausedAt + 900) {
         const i = n++;
         const submission: Submission =
           i % 2 === 0
@@ -79,6 +81,7 @@ describe('Redis paused (CLIENT PAUSE WRITE) mid-stream, clients retrying with th
     await sleep(300);
     const admin = new Redis(server.url);
     await admin.call('CLIENT', 'PAUSE', '1500', 'WRITE');
+    pausedAt = performance.now();
     await Promise.all(lanes);
     admin.disconnect();
 

@@ -15,7 +15,7 @@ export type Sent = {
 };
 
 /** Posts one creator-signup for `email` and says what became of it (never throws). */
-async function sendCreator(url: string, email: string): Promise<Sent> {
+export async function sendCreator(url: string, email: string): Promise<Sent> {
   const started = performance.now();
   const entry: Sent = {
     email,

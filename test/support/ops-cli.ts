@@ -14,11 +14,12 @@ export type OpsRun = { code: number | null; stdout: string; stderr: string; json
  * stdout as JSON when it is. Bounded: killed after `timeoutMs`. Its DATA_DIR is an empty folder of its own
  * unless `env` names one: run in the checkout, ops would otherwise find the `.data/local.json` of the
  * developer's own `pnpm start` there and take its S3 and ERASURE_KEY for the test's.
+ * `firstLineOnly`: the reader closes its end of the pipe after the first line, as `| head -1` does.
  */
 export async function runOps(
   args: string[],
   env: Record<string, string | undefined>,
-  { timeoutMs = 60_000 } = {},
+  { timeoutMs = 60_000, firstLineOnly = false } = {},
 ): Promise<OpsRun> {
   // Never the run's own DATABASE_URL, as for the apps (spawn-app.ts): a test names the CRM it made.
   const { DATABASE_URL: _ours, ...inherited } = process.env;
@@ -32,7 +33,13 @@ export async function runOps(
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    if (firstLineOnly && stdout.includes('\n')) {
+      stdout = stdout.slice(0, stdout.indexOf('\n') + 1);
+      child.stdout.destroy();
+    }
+  });
   child.stderr.on('data', (d) => (stderr += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));

@@ -42,6 +42,8 @@ export type GatewayDeps = {
   refuseSubmissions?: () => boolean;
   /** Aborted when the gateway stops: what the submission wing holds through a Redis transition is answered. */
   stopping?: AbortSignal | undefined;
+  /** How long Redis has been unreachable (Infinity: since start); an outage older than the hold is a 503 at once. */
+  redisOutageMs?: (() => number) | undefined;
   spamCounters?: SpamCounters;
 } & AgentSurfaceDeps;
 

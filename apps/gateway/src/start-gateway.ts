@@ -12,6 +12,7 @@ import {
   createAbuseCounters,
   createProducerRedis,
   createSubmissionQueue,
+  watchRedisOutage,
 } from './submissions/index.ts';
 
 /** `counters`: what the abuse controls turned away since start (for metrics). */
@@ -38,6 +39,8 @@ export async function startGateway(
       'gateway: ID_KEY is not set: contact ids are derived from the email without a secret, so a guessed email can be tested against one; set ID_KEY (docs/configuration.md)',
     );
   const redis = createProducerRedis(config.redis);
+  // Watched from before its first connect, so a Redis down since start is known as such.
+  const redisOutageMs = watchRedisOutage(redis);
   redis.on('error', (err) => logger.debug({ err }, 'gateway redis error'));
   const queue = createSubmissionQueue(config.queueName, redis, config.redis.prefix);
   queue.on('error', (err) => logger.debug({ err }, 'gateway queue error'));
@@ -86,6 +89,7 @@ export async function startGateway(
     notReady: () => idKey.notReady() ?? alsoNotReady?.(),
     refuseSubmissions: idKey.differs,
     stopping: abortHolds.signal,
+    redisOutageMs,
   });
   const server = createServer(app.callback());
   await listenOn(server, { port: config.port, host: config.host, variable: 'PORT' });

@@ -6,6 +6,10 @@ const tracing = await startTracing({ serviceName: 'forms-ops' }, process.env);
 const { loadConfig } = await import('./config.ts');
 const { readLocalSettings } = await import('@forms/worker');
 const { runOps } = await import('./run-ops.ts');
+const { exitAfterOutput, quietWhenReaderCloses } = await import('@forms/runtime');
+
+// A reader that quits early (`| head -1`) ends the output quietly; the exit status stays the command's.
+quietWhenReaderCloses();
 
 // process.env and what a `pnpm start` left in DATA_DIR are read here only, once, and only when a command needs
 // them (so `--help` works anywhere).
@@ -25,4 +29,5 @@ const code = await withSpan(`ops ${command}`, {}, async (span) => {
   return exit;
 });
 await tracing.stop();
-process.exit(code);
+// Only once the output has left: process.exit() alone cut it at 64 KiB in a pipe (issue 54).
+await exitAfterOutput(code);

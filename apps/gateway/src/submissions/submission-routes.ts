@@ -34,6 +34,8 @@ export type SubmissionWingDeps = Omit<
   refuseSubmissions?: (() => boolean) | undefined;
   /** Aborted when the gateway stops: submissions held through a Redis transition are answered 503 at once. */
   stopping?: AbortSignal | undefined;
+  /** How long Redis has been unreachable (redis-outage.ts): the hold rides only what can end within it. */
+  redisOutageMs?: (() => number) | undefined;
 };
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -59,6 +61,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     logger: wing.logger,
     metrics: wing.metrics,
     signal: wing.stopping,
+    outageMs: wing.redisOutageMs,
   });
   const deps: SubmissionDeps = {
     ...wing,

@@ -22,7 +22,9 @@ const MAX_RETRY_MS = 500;
  * again, with a short backoff, until it succeeds (answered 200 as ever: the add under the same job id,
  * which BullMQ ignores if an earlier try did land, and under the same durable-ack WAIT) or the hold runs
  * out (REDIS_HOLD_MS, counted from the request's first failure, its claim's and its add's together): then
- * the 503 with Retry-After the request would have had at once. Any other failure is the 503 at once.
+ * the 503 with Retry-After the request would have had at once. Any other failure is the 503 at once, and so
+ * is a transition that cannot end within the hold: Redis unreachable for longer than the hold already, or
+ * ever since the gateway started (`outageMs`).
  *
  * Bounded: past REDIS_HOLD_MAX_REQUESTS held at once, or their REDIS_HOLD_MAX_BYTES, a new failure is the
  * 503 at once rather than memory growing. `close` (shutdown) answers every held request with that 503
@@ -40,12 +42,18 @@ export function createTransitionHold({
   logger,
   metrics,
   signal,
+  outageMs,
 }: {
   limits: HoldLimits;
   logger?: Logger | undefined;
   metrics?: GatewayMetrics | undefined;
   /** Aborted when the gateway stops: what is held is answered 503 at once. */
   signal?: AbortSignal | undefined;
+  /**
+   * How long Redis has been unreachable (redis-outage.ts). An outage older than the hold, or one since the
+   * gateway started, will not end within it: its requests are answered 503 at once, not after the hold.
+   */
+  outageMs?: (() => number) | undefined;
 }) {
   let held = 0;
   let heldBytes = 0;
@@ -100,7 +108,8 @@ export function createTransitionHold({
      * the bound is reached, the hold runs out or the gateway stops.
      */
     async ride<T>(first: unknown, again: (ms: number) => Promise<T>, call: Held & { last: boolean }): Promise<T> {
-      if (limits.ms <= 0 || signal?.aborted || !isRedisTransition(first)) throw unavailable(first);
+      if (limits.ms <= 0 || signal?.aborted || !isRedisTransition(first) || (outageMs?.() ?? 0) > limits.ms)
+        throw unavailable(first);
       const now = performance.now();
       if (held >= limits.maxRequests || heldBytes + call.bytes > limits.maxBytes) {
         metrics?.holdDuration.observe({ outcome: 'over_bound' }, 0);
