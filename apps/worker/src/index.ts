@@ -12,8 +12,10 @@ export {
   type DeliveredCv,
   type DeliveredSubmission,
   type DeliveryResult,
+  deliveredSpamVerdict,
   isContactKind,
   PermanentCrmError,
+  type SpamMarkTarget,
   submissionEmail,
 } from './crm/crm.ts';
 export { createPostgresCrm } from './crm/postgres-crm.ts';

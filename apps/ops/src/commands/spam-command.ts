@@ -23,6 +23,7 @@ import {
   withQueue,
 } from '../cli-context.ts';
 import { formatAge } from '../failed-job-row.ts';
+import { markCrmSpam } from '../mark-crm-spam.ts';
 import type { OpenQueue } from '../open-queue.ts';
 
 const PAGE = 500;
@@ -226,12 +227,14 @@ export function spamCommand(ctx: CliContext): Command {
           const taught: string[] = [];
           const already: string[] = [];
           const missing: string[] = [];
+          const delivered: JobPayload[] = []; // out of the quarantine: their CRM records are marked too
           for (const id of ids) {
             let payload = payloads.get(id);
             if (!payload) {
               const job = await open.queue.getJob(id);
               const read = job ? parseJobPayload(JSON.stringify(job.data)) : undefined;
               payload = read && 'payload' in read ? read.payload : undefined;
+              if (payload && label === 'spam' && (await job!.isCompleted())) delivered.push(payload);
             }
             if (!payload) missing.push(id);
             else ((await teach(ctx, open, payload, label, judgements.get(id))) ? taught : already).push(id);
@@ -241,17 +244,21 @@ export function spamCommand(ctx: CliContext): Command {
             count: taught.length,
             detail: { already: already.length, missing: missing.length },
           });
-          return { taught, already, missing };
+          return { taught, already, missing, delivered };
         });
-        if (result.missing.length > 0) process.exitCode = 1;
+        const crm = await markCrmSpam(ctx, result.delivered);
+        if (result.missing.length > 0 || 'unreachable' in crm) process.exitCode = 1;
         const counts = { taught: result.taught.length, already: result.already.length, missing: result.missing.length };
-        if (options.json) return printJson(ctx, { ...counts, ids: result });
+        const { delivered: _, ...byId } = result; // ids only: the payloads hold personal data
+        if (options.json) return printJson(ctx, { ...counts, ids: byId, crm });
         print(
           ctx,
           `taught as ${label} ${counts.taught}, taught so before ${counts.already}, missing ${counts.missing}`,
         );
         for (const id of result.missing)
           print(ctx, `  missing ${id}: neither in the quarantine nor in the queue (completed jobs are kept a day)`);
+        if ('unreachable' in crm) print(ctx, `  CRM records not marked (the CRM is out of reach): ${crm.unreachable}`);
+        else for (const id of crm.marked) print(ctx, `  marked spam in the CRM: ${id}`);
       }),
   );
 
