@@ -91,15 +91,16 @@ it('postgres: the score and unsure reasons land in the rows, ops show prints the
   const db = await database.read();
   const ids = await deliverTwo(stores);
 
+  type Row = { spam_score: number | null; spam_reasons: string[] | null; marked_spam: boolean };
   const row = async (id: string) =>
-    (await db.query('SELECT spam_score, spam_reasons, marked_spam FROM submissions WHERE id = $1', [id])).rows[0];
+    (await db.query<Row>('SELECT spam_score, spam_reasons, marked_spam FROM submissions WHERE id = $1', [id])).rows[0]!;
   const contactRow = await row(ids.contact);
   expect(contactRow.spam_score).toBeGreaterThan(0);
   expect(contactRow.spam_score).toBeLessThan(1);
   expect(contactRow.spam_reasons).toEqual([expect.stringMatching(/^rules:links/)]);
   // Sortable: a number column, the likeliest spam first.
-  const sorted = await db.query('SELECT id FROM submissions ORDER BY spam_score DESC NULLS LAST');
-  expect(sorted.rows[0].id).toBe(ids.contact);
+  const sorted = await db.query<{ id: string }>('SELECT id FROM submissions ORDER BY spam_score DESC NULLS LAST');
+  expect(sorted.rows[0]!.id).toBe(ids.contact);
   // The contact's record holds its latest judged submission's.
   const contact = await db.query('SELECT spam_score, spam_reasons FROM contacts WHERE email = $1', [ids.email]);
   expect(contact.rows[0]).toEqual({ spam_score: contactRow.spam_score, spam_reasons: contactRow.spam_reasons });
@@ -108,7 +109,7 @@ it('postgres: the score and unsure reasons land in the rows, ops show prints the
 
   const shown = await shownSpam(stores.env, ids.contact);
   expect(shown.json).toEqual({ score: contactRow.spam_score, reasons: contactRow.spam_reasons });
-  expect(shown.text).toContain(`spam score  ${contactRow.spam_score}  unsure: ${contactRow.spam_reasons[0]}`);
+  expect(shown.text).toContain(`spam score  ${contactRow.spam_score}  unsure: ${contactRow.spam_reasons![0]}`);
 
   expect(await markSpam(stores.env, [ids.contact, ids.signup])).toEqual({
     marked: [ids.contact, ids.signup],

@@ -1,30 +1,47 @@
-import { createLogger } from '@forms/observability';
-import { type JobPayload, submissionEmail } from '@forms/schemas';
-import { openCrm } from '@forms/worker';
+import { maintenanceQueueName, SPAM_MARK_JOB, type SpamMarkResult } from '@forms/worker';
+import { Queue } from 'bullmq';
 import type { CliContext } from './cli-context.ts';
+import type { OpenQueue } from './open-queue.ts';
 
-/** What `ops spam mark` did to the CRM: the records marked, the submissions it holds no record of, or why not. */
-export type CrmSpamMarks = { marked: string[]; noRecord: string[] } | { unreachable: string };
+/** What `ops spam mark` did to the CRM: the records marked and those it holds none of, or a job still queued. */
+export type CrmSpamMarks = SpamMarkResult | { queued: string; state: string };
+
+/** How long `ops spam mark` waits for a worker to mark the CRM records before saying they are queued. */
+const MARK_WAIT_MS = 30_000;
+const POLL_MS = 100;
 
 /**
- * Marks the CRM records of delivered submissions as spam (the CRM drivers' `markSpam`: a field, nothing
- * deleted), through the CRM the workers write to, opened with their configuration from the same environment,
- * as `ops erase` does. A CRM out of reach (an embedded PGlite a running `pnpm start` holds, a Postgres or an
- * Airtable that does not answer) is reported, not thrown: the filter was taught all the same.
+ * Marks the CRM records of delivered submissions as spam (a field; nothing deleted): a job on the workers'
+ * maintenance queue (`SPAM_MARK_JOB`, the ids only), which the worker holding the CRM runs with its drivers'
+ * `markSpam`, so it works on every CRM, an embedded PGlite that `pnpm start` holds included. Waits for its
+ * answer; a job no worker took within MARK_WAIT_MS stays queued (it is marked when one does), and says so.
  */
-export async function markCrmSpam(ctx: CliContext, delivered: readonly JobPayload[]): Promise<CrmSpamMarks> {
-  if (delivered.length === 0) return { marked: [], noRecord: [] };
+export async function markCrmSpam(
+  ctx: CliContext,
+  { redis }: OpenQueue,
+  submissionIds: readonly string[],
+): Promise<CrmSpamMarks> {
+  if (submissionIds.length === 0) return { marked: [], noRecord: [] };
+  const { queueName, redis: settings } = ctx.config();
+  const queue = new Queue(maintenanceQueueName(queueName), { connection: redis, prefix: settings.prefix });
   try {
-    const crm = await openCrm(ctx.config().worker(), createLogger({ level: 'silent' }));
-    try {
-      const marked = await crm.markSpam(
-        delivered.map((p) => ({ submissionId: p.submissionId, kind: p.kind, email: submissionEmail(p) })),
-      );
-      return { marked, noRecord: delivered.map((p) => p.submissionId).filter((id) => !marked.includes(id)) };
-    } finally {
-      await crm.close();
+    const job = await queue.add(
+      SPAM_MARK_JOB,
+      { submissionIds },
+      {
+        attempts: 5,
+        backoff: { type: 'exponential', delay: 1_000 },
+        removeOnComplete: { age: 3600 },
+        removeOnFail: { age: 7 * 24 * 3600 },
+      },
+    );
+    const deadline = Date.now() + MARK_WAIT_MS;
+    for (let state = await job.getState(); ; state = await job.getState()) {
+      if (state === 'completed') return (await queue.getJob(job.id!))!.returnvalue as SpamMarkResult;
+      if (Date.now() > deadline) return { queued: job.id!, state };
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
-  } catch (err) {
-    return { unreachable: (err as Error).message };
+  } finally {
+    await queue.close();
   }
 }

@@ -39,6 +39,7 @@ export {
   CV_RETENTION_SCHEDULER,
   maintenanceQueueName,
 } from './privacy/schedule-cv-retention.ts';
+export { SPAM_MARK_JOB, type SpamMarkResult } from './run-maintenance.ts';
 export { serveMetrics } from './serve-metrics.ts';
 export { openCrm, type RunningWorker, startWorker } from './start-worker.ts';
 export { createWorker } from './worker.ts';

@@ -227,14 +227,14 @@ export function spamCommand(ctx: CliContext): Command {
           const taught: string[] = [];
           const already: string[] = [];
           const missing: string[] = [];
-          const delivered: JobPayload[] = []; // out of the quarantine: their CRM records are marked too
+          const delivered: string[] = []; // out of the quarantine: their CRM records are marked too
           for (const id of ids) {
             let payload = payloads.get(id);
             if (!payload) {
               const job = await open.queue.getJob(id);
               const read = job ? parseJobPayload(JSON.stringify(job.data)) : undefined;
               payload = read && 'payload' in read ? read.payload : undefined;
-              if (payload && label === 'spam' && (await job!.isCompleted())) delivered.push(payload);
+              if (payload && label === 'spam' && (await job!.isCompleted())) delivered.push(id);
             }
             if (!payload) missing.push(id);
             else ((await teach(ctx, open, payload, label, judgements.get(id))) ? taught : already).push(id);
@@ -244,12 +244,11 @@ export function spamCommand(ctx: CliContext): Command {
             count: taught.length,
             detail: { already: already.length, missing: missing.length },
           });
-          return { taught, already, missing, delivered };
+          return { taught, already, missing, crm: await markCrmSpam(ctx, open, delivered) };
         });
-        const crm = await markCrmSpam(ctx, result.delivered);
-        if (result.missing.length > 0 || 'unreachable' in crm) process.exitCode = 1;
+        if (result.missing.length > 0) process.exitCode = 1;
         const counts = { taught: result.taught.length, already: result.already.length, missing: result.missing.length };
-        const { delivered: _, ...byId } = result; // ids only: the payloads hold personal data
+        const { crm, ...byId } = result;
         if (options.json) return printJson(ctx, { ...counts, ids: byId, crm });
         print(
           ctx,
@@ -257,7 +256,7 @@ export function spamCommand(ctx: CliContext): Command {
         );
         for (const id of result.missing)
           print(ctx, `  missing ${id}: neither in the quarantine nor in the queue (completed jobs are kept a day)`);
-        if ('unreachable' in crm) print(ctx, `  CRM records not marked (the CRM is out of reach): ${crm.unreachable}`);
+        if ('queued' in crm) print(ctx, `  CRM records to mark: queued for the workers (no worker took it yet)`);
         else for (const id of crm.marked) print(ctx, `  marked spam in the CRM: ${id}`);
       }),
   );
