@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type RunningWorker, startWorker, loadConfig as workerConfig } from '@forms/worker';
-import { afterEach, expect, inject, it } from 'vitest';
+import { afterEach, expect, inject, it, onTestFinished } from 'vitest';
 import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server.ts';
 import { openTestDatabase, sharedPostgresUrl, type TestDatabase } from '../support/crm-database.ts';
 import { runOps } from '../support/ops-cli.ts';
@@ -109,7 +109,9 @@ it('postgres: the score and unsure reasons land in the rows, ops show prints the
 
   const shown = await shownSpam(stores.env, ids.contact);
   expect(shown.json).toEqual({ score: contactRow.spam_score, reasons: contactRow.spam_reasons });
-  expect(shown.text).toContain(`spam score  ${contactRow.spam_score}  unsure: ${contactRow.spam_reasons![0]}`);
+  expect(shown.text).toContain(
+    `spam score  ${contactRow.spam_score!.toFixed(4)}  unsure: ${contactRow.spam_reasons![0]}`,
+  );
 
   expect(await markSpam(stores.env, [ids.contact, ids.signup])).toEqual({
     marked: [ids.contact, ids.signup],
@@ -120,6 +122,21 @@ it('postgres: the score and unsure reasons land in the rows, ops show prints the
   const marked = await db.query('SELECT marked_spam FROM contacts WHERE email = $1', [ids.email]);
   expect(marked.rows).toEqual([{ marked_spam: true }]);
 });
+
+it('embedded PGlite: spam mark marks the record while the worker holds the store (as under pnpm start)', async () => {
+  const database: TestDatabase = await openTestDatabase({ adminUrl: '', shareable: true });
+  onTestFinished(() => database.close());
+  stores = await startStores(database.workerEnv, async () => {});
+  const ids = await deliverTwo(stores);
+  // ops cannot open the store the worker holds: the worker marks it.
+  const marked = await runOps(['spam', 'mark', ids.contact, '--json'], stores.env);
+  expect(marked.json?.crm, marked.stderr).toEqual({ marked: [ids.contact], noRecord: [] });
+  await stores.stop();
+  stores = undefined;
+  const db = await database.read(); // PGlite is one process's at a time: read once the worker is gone
+  const { rows } = await db.query('SELECT marked_spam, spam_score FROM submissions WHERE id = $1', [ids.contact]);
+  expect(rows).toEqual([{ marked_spam: true, spam_score: expect.any(Number) }]);
+}, 90_000); // a PGlite of its own: initdb, then opened again to read
 
 it('airtable: the score and unsure reasons land in the records, spam mark ticks Marked Spam', async () => {
   const airtable: FakeAirtable = await startFakeAirtable({ apiKey: AIRTABLE_KEY });

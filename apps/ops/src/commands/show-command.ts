@@ -78,7 +78,7 @@ export function showCommand(ctx: CliContext): Command {
         if (s.spam)
           print(
             ctx,
-            `  spam score  ${s.spam.score ?? '(the filter abstained)'}  ${s.spam.reasons.length ? `unsure: ${s.spam.reasons.join(', ')}` : 'no reasons'}`,
+            `  spam score  ${s.spam.score?.toFixed(4) ?? '(the filter abstained)'}  ${s.spam.reasons.length ? `unsure: ${s.spam.reasons.join(', ')}` : 'no reasons'}`,
           );
         if (s.errors.length) print(ctx, '  attempts that failed, and replays (the last 20, every run):');
         for (const line of s.errors) print(ctx, `    ${line}`);
