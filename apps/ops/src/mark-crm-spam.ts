@@ -3,8 +3,12 @@ import { Queue } from 'bullmq';
 import type { CliContext } from './cli-context.ts';
 import type { OpenQueue } from './open-queue.ts';
 
-/** What `ops spam mark` did to the CRM: the records marked and those it holds none of, or a job still queued. */
-export type CrmSpamMarks = SpamMarkResult | { queued: string; state: string };
+/**
+ * What `ops spam mark` did to the CRM: the records marked and those it holds none of; or, when no worker
+ * finished the job in time, its id, its state (waiting: no worker runs; delayed: retrying; failed: given up)
+ * and the last failure's reason.
+ */
+export type CrmSpamMarks = SpamMarkResult | { pending: string; state: string; failedReason?: string };
 
 /** How long `ops spam mark` waits for a worker to mark the CRM records before saying they are queued. */
 const MARK_WAIT_MS = 30_000;
@@ -38,7 +42,10 @@ export async function markCrmSpam(
     const deadline = Date.now() + MARK_WAIT_MS;
     for (let state = await job.getState(); ; state = await job.getState()) {
       if (state === 'completed') return (await queue.getJob(job.id!))!.returnvalue as SpamMarkResult;
-      if (Date.now() > deadline) return { queued: job.id!, state };
+      if (state === 'failed' || Date.now() > deadline) {
+        const { failedReason } = (await queue.getJob(job.id!)) ?? {};
+        return { pending: job.id!, state, ...(failedReason ? { failedReason } : {}) };
+      }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   } finally {

@@ -246,7 +246,8 @@ export function spamCommand(ctx: CliContext): Command {
           });
           return { taught, already, missing, crm: await markCrmSpam(ctx, open, delivered) };
         });
-        if (result.missing.length > 0) process.exitCode = 1;
+        if (result.missing.length > 0 || ('pending' in result.crm && result.crm.state === 'failed'))
+          process.exitCode = 1;
         const counts = { taught: result.taught.length, already: result.already.length, missing: result.missing.length };
         const { crm, ...byId } = result;
         if (options.json) return printJson(ctx, { ...counts, ids: byId, crm });
@@ -256,7 +257,11 @@ export function spamCommand(ctx: CliContext): Command {
         );
         for (const id of result.missing)
           print(ctx, `  missing ${id}: neither in the quarantine nor in the queue (completed jobs are kept a day)`);
-        if ('queued' in crm) print(ctx, `  CRM records to mark: queued for the workers (no worker took it yet)`);
+        if ('pending' in crm)
+          print(
+            ctx,
+            `  CRM records not marked yet: job ${crm.pending} ${crm.state}${crm.failedReason ? ` (${crm.failedReason})` : ''}`,
+          );
         else for (const id of crm.marked) print(ctx, `  marked spam in the CRM: ${id}`);
       }),
   );
