@@ -12,8 +12,10 @@ export {
   type DeliveredCv,
   type DeliveredSubmission,
   type DeliveryResult,
+  deliveredSpamVerdict,
   isContactKind,
   PermanentCrmError,
+  type SpamMarkTarget,
   submissionEmail,
 } from './crm/crm.ts';
 export { createPostgresCrm } from './crm/postgres-crm.ts';
@@ -37,6 +39,7 @@ export {
   CV_RETENTION_SCHEDULER,
   maintenanceQueueName,
 } from './privacy/schedule-cv-retention.ts';
+export { SPAM_MARK_JOB, type SpamMarkResult } from './run-maintenance.ts';
 export { serveMetrics } from './serve-metrics.ts';
 export { openCrm, type RunningWorker, startWorker } from './start-worker.ts';
 export { createWorker } from './worker.ts';

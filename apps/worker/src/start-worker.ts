@@ -10,8 +10,8 @@ import { createPostgresCrm } from './crm/postgres-crm.ts';
 import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { type Eraser, openEraser } from './privacy/open-eraser.ts';
-import { scheduleCvRetention } from './privacy/schedule-cv-retention.ts';
 import { watchErasureKey } from './privacy/watch-erasure-key.ts';
+import { runMaintenance } from './run-maintenance.ts';
 import { type MetricsServer, serveMetrics } from './serve-metrics.ts';
 import { createWorker } from './worker.ts';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';
@@ -56,8 +56,7 @@ export async function startWorker(
     previousSecret: config.erasureKeyPrevious,
     logger,
   });
-  // No bucket, no CVs to expire.
-  const retention = storage ? await scheduleCvRetention({ config, crm, storage, logger }) : undefined;
+  const maintenance = await runMaintenance({ config, crm, storage, logger });
   let server: MetricsServer | undefined;
   let eraser: Eraser | undefined;
   if (config.metricsPort !== undefined) {
@@ -84,7 +83,7 @@ export async function startWorker(
       await erasureKey.close();
       watchRedis.disconnect();
       await eraser?.close();
-      await retention?.close();
+      await maintenance.close();
       await worker.close();
       await crm.close();
       storage?.close();

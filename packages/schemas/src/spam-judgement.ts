@@ -31,3 +31,8 @@ export const SpamJudgementSchema = v.object({
   client: v.optional(v.object({ ip: v.string(), userAgent: v.optional(v.string()) })),
 });
 export type SpamJudgement = v.InferOutput<typeof SpamJudgementSchema>;
+
+/** `layer:code` or `layer:code (detail)`, as ops and the CRMs show a reason (the detail is never the submitter's). */
+export function spamReasonLabel(r: SpamReason): string {
+  return `${r.layer}:${r.code}${r.detail ? ` (${r.detail})` : ''}`;
+}

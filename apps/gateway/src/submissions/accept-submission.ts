@@ -180,7 +180,10 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     if (verdict.reasons.some((r) => r.layer === 'honeypot')) deps.counters.honeypotQuarantined++;
   } else {
     const started = performance.now();
-    await deps.enqueue(payload);
+    // The verdict travels with the job to the CRM (its score, the half-weight reasons, an agent's name), the
+    // client's address and user agent left out: they are for Akismet's teaching of held ones only.
+    const { spam: _, client: __, ...judgement } = verdict;
+    await deps.enqueue({ ...payload, judgement });
     const enqueueMs = performance.now() - started;
     deps.metrics?.enqueueDuration.observe(enqueueMs / 1000);
     // The add's round trip, on the request's span: a span of its own was nearly half of what a sampled

@@ -1,5 +1,7 @@
 import { maskPii, scrubPii } from '@forms/observability';
-import { toSubmissionStatus } from '@forms/schemas';
+import { SpamJudgementSchema, toSubmissionStatus } from '@forms/schemas';
+import { deliveredSpamVerdict } from '@forms/worker';
+import * as v from 'valibot';
 import { type CliContext, Command, jsonOption, print, printJson, withExitCodes, withQueue } from '../cli-context.ts';
 import { findSubmissions } from '../find-submissions.ts';
 import { readReplayHistory } from '../replay-history.ts';
@@ -32,6 +34,9 @@ export function showCommand(ctx: CliContext): Command {
             ]);
             const status = toSubmissionStatus(job, state);
             const data = (job.data as { data?: unknown }).data;
+            // The spam verdict the job carries to the CRM (score and unsure reasons), as the CRM records it.
+            const judged = v.safeParse(SpamJudgementSchema, (job.data as { judgement?: unknown }).judgement);
+            const spam = judged.success ? deliveredSpamVerdict({ judgement: judged.output }) : undefined;
             const clean = (text: string) => (options.reveal ? text : scrubPii(text, data));
             return {
               ...status,
@@ -41,6 +46,7 @@ export function showCommand(ctx: CliContext): Command {
               attempts: job.attemptsMade,
               attemptsInAll: history.attemptsBefore + job.attemptsMade,
               runs: history.replays + 1,
+              ...(spam ? { spam } : {}),
               errors: logs.logs.map(clean),
               payload: options.reveal ? data : maskPii(data),
             };
@@ -69,6 +75,11 @@ export function showCommand(ctx: CliContext): Command {
           ['last error', s.lastError],
         ] as const)
           if (value) print(ctx, `  ${label.padEnd(11)} ${value}`);
+        if (s.spam)
+          print(
+            ctx,
+            `  spam score  ${s.spam.score?.toFixed(4) ?? '(the filter abstained)'}  ${s.spam.reasons.length ? `unsure: ${s.spam.reasons.join(', ')}` : 'no reasons'}`,
+          );
         if (s.errors.length) print(ctx, '  attempts that failed, and replays (the last 20, every run):');
         for (const line of s.errors) print(ctx, `    ${line}`);
         print(ctx, `  payload${options.reveal ? '' : ' (masked; --reveal to unmask)'}:`);

@@ -23,6 +23,7 @@ import {
   withQueue,
 } from '../cli-context.ts';
 import { formatAge } from '../failed-job-row.ts';
+import { markCrmSpam } from '../mark-crm-spam.ts';
 import type { OpenQueue } from '../open-queue.ts';
 
 const PAGE = 500;
@@ -226,12 +227,14 @@ export function spamCommand(ctx: CliContext): Command {
           const taught: string[] = [];
           const already: string[] = [];
           const missing: string[] = [];
+          const delivered: string[] = []; // out of the quarantine: their CRM records are marked too
           for (const id of ids) {
             let payload = payloads.get(id);
             if (!payload) {
               const job = await open.queue.getJob(id);
               const read = job ? parseJobPayload(JSON.stringify(job.data)) : undefined;
               payload = read && 'payload' in read ? read.payload : undefined;
+              if (payload && label === 'spam' && (await job!.isCompleted())) delivered.push(id);
             }
             if (!payload) missing.push(id);
             else ((await teach(ctx, open, payload, label, judgements.get(id))) ? taught : already).push(id);
@@ -241,17 +244,25 @@ export function spamCommand(ctx: CliContext): Command {
             count: taught.length,
             detail: { already: already.length, missing: missing.length },
           });
-          return { taught, already, missing };
+          return { taught, already, missing, crm: await markCrmSpam(ctx, open, delivered) };
         });
-        if (result.missing.length > 0) process.exitCode = 1;
+        if (result.missing.length > 0 || ('pending' in result.crm && result.crm.state === 'failed'))
+          process.exitCode = 1;
         const counts = { taught: result.taught.length, already: result.already.length, missing: result.missing.length };
-        if (options.json) return printJson(ctx, { ...counts, ids: result });
+        const { crm, ...byId } = result;
+        if (options.json) return printJson(ctx, { ...counts, ids: byId, crm });
         print(
           ctx,
           `taught as ${label} ${counts.taught}, taught so before ${counts.already}, missing ${counts.missing}`,
         );
         for (const id of result.missing)
           print(ctx, `  missing ${id}: neither in the quarantine nor in the queue (completed jobs are kept a day)`);
+        if ('pending' in crm)
+          print(
+            ctx,
+            `  CRM records not marked yet: job ${crm.pending} ${crm.state}${crm.failedReason ? ` (${crm.failedReason})` : ''}`,
+          );
+        else for (const id of crm.marked) print(ctx, `  marked spam in the CRM: ${id}`);
       }),
   );
 

@@ -1,4 +1,4 @@
-import type { JobPayload } from '@forms/schemas';
+import { type JobPayload, type SubmissionKind, spamReasonLabel } from '@forms/schemas';
 
 // Which kinds are contacts and which field holds the email are facts of SUBMISSION_ENDPOINTS.
 export { isContactKind, submissionEmail } from '@forms/schemas';
@@ -52,8 +52,31 @@ export type Crm = {
   erase(target: ErasureTarget, options: { dryRun: boolean }): Promise<ErasedRecords>;
   /** Clears the CV link (key, file, description) of these submissions' records; answers how many changed. */
   clearCvLinks(submissionIds: readonly string[]): Promise<number>;
+  /**
+   * Marks the records of these delivered submissions as spam (`ops spam mark`): a field set, nothing deleted;
+   * for a contact, the contact's record. Twice is harmless. Answers the submission ids whose record was found
+   * and is now marked (a submission not delivered yet, or erased, has none).
+   */
+  markSpam(submissions: readonly SpamMarkTarget[]): Promise<string[]>;
   close(): Promise<void>;
 };
+
+/** A delivered submission to mark as spam: its id, its kind, and its (lower-cased) address, which contacts merge on. */
+export type SpamMarkTarget = { submissionId: string; kind: SubmissionKind; email: string };
+
+/**
+ * What a CRM records of a delivered submission's spam verdict, the same in every driver: the content filter's
+ * score (null when it abstained) and the labels of the reasons that flagged it without holding it. Undefined
+ * for a submission queued unjudged (by a gateway before judgements travelled, or released from the
+ * quarantine): a CRM then leaves its fields as they are.
+ */
+export function deliveredSpamVerdict(
+  submission: Pick<JobPayload, 'judgement'>,
+): { score: number | null; reasons: string[] } | undefined {
+  const { judgement } = submission;
+  if (!judgement) return undefined;
+  return { score: judgement.score ?? null, reasons: judgement.reasons.map(spamReasonLabel) };
+}
 
 /** A failure a retry cannot fix (the CRM rejected the record); the job fails at once. */
 export class PermanentCrmError extends Error {

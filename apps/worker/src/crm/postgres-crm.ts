@@ -1,6 +1,7 @@
 import { createWriteBatcher } from '@forms/runtime';
+import { SUBMISSION_KINDS } from '@forms/schemas';
 import type { Database } from '../db/database.ts';
-import { type Crm, type DeliveredSubmission, type DeliveryResult, PermanentCrmError } from './crm.ts';
+import { type Crm, type DeliveredSubmission, type DeliveryResult, isContactKind, PermanentCrmError } from './crm.ts';
 import { redactValues } from './redact-values.ts';
 import { upsertSubmissions } from './upsert-submissions.ts';
 
@@ -50,12 +51,30 @@ export function createPostgresCrm(
       );
       return rows.length;
     },
+    async markSpam(targets) {
+      if (targets.length === 0) return [];
+      // One statement: the submissions' rows, and the contacts of the contact kinds among them.
+      const { rows } = await db.query<{ id: string }>(
+        `WITH marked AS (
+           UPDATE submissions SET marked_spam = true WHERE id = ANY($1::text[]) RETURNING id, email, kind
+         ),
+         contact AS (
+           UPDATE contacts SET marked_spam = true, updated_at = now()
+           WHERE email IN (SELECT email FROM marked WHERE kind = ANY($2::text[])) AND NOT marked_spam
+         )
+         SELECT id FROM marked`,
+        [targets.map((t) => t.submissionId), CONTACT_KINDS],
+      );
+      return rows.map((r) => r.id);
+    },
     async close() {
       await batcher.close();
       await db.close();
     },
   };
 }
+
+const CONTACT_KINDS = SUBMISSION_KINDS.filter(isContactKind);
 
 type Outcome = PromiseSettledResult<DeliveryResult>;
 type Attempt = { outcomes: Outcome[] } | { error: unknown };

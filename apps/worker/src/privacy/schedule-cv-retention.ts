@@ -1,8 +1,7 @@
 import type { ObjectStorage } from '@forms/object-storage';
-import { Queue, Worker } from 'bullmq';
+import type { Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerConfig } from '../config.ts';
-import { createWorkerRedis } from '../create-worker-redis.ts';
 import type { Crm } from '../crm/crm.ts';
 import { expireCvs } from './expire-cvs.ts';
 
@@ -17,11 +16,20 @@ export function maintenanceQueueName(queueName: string): string {
 
 /**
  * Schedules the CV retention sweep with BullMQ's job scheduler (`upsertJobScheduler`, idempotent: every
- * worker process upserts the same one, and BullMQ makes one job per period for all of them) on a queue of
- * its own, so it never shows among submissions, in `ops failed` or in a replay, and a paused submissions
- * queue does not pause it. One job at a time per process.
+ * worker process upserts the same one, and BullMQ makes one job per period for all of them) on the worker's
+ * maintenance queue (`runMaintenance`), so it never shows among submissions, in `ops failed` or in a replay,
+ * and a paused submissions queue does not pause it.
  */
-export async function scheduleCvRetention({
+export async function scheduleCvRetention(maintenance: Queue): Promise<void> {
+  await maintenance.upsertJobScheduler(
+    CV_RETENTION_SCHEDULER,
+    { every: CV_RETENTION_EVERY_MS },
+    { name: CV_RETENTION_SCHEDULER, opts: { removeOnComplete: 20, removeOnFail: 20 } },
+  );
+}
+
+/** One sweep: the CVs past CV_RETENTION_DAYS deleted, their CRM links cleared. */
+export async function sweepCvs({
   config,
   crm,
   storage,
@@ -31,30 +39,8 @@ export async function scheduleCvRetention({
   crm: Crm;
   storage: ObjectStorage;
   logger: Logger;
-}): Promise<{ close: () => Promise<void> }> {
-  const connection = createWorkerRedis(config.redis);
-  const name = maintenanceQueueName(config.queueName);
-  const queue = new Queue(name, { connection, prefix: config.redis.prefix });
-  await queue.upsertJobScheduler(
-    CV_RETENTION_SCHEDULER,
-    { every: CV_RETENTION_EVERY_MS },
-    { name: CV_RETENTION_SCHEDULER, opts: { removeOnComplete: 20, removeOnFail: 20 } },
-  );
-  const worker = new Worker(
-    name,
-    async () => {
-      const result = await expireCvs({ storage, crm, retentionDays: config.cvRetentionDays, now: Date.now() });
-      logger.info({ deleted: result.deleted.length, linksCleared: result.linksCleared }, 'cv retention swept');
-      return { deleted: result.deleted.length, linksCleared: result.linksCleared };
-    },
-    { connection, prefix: config.redis.prefix, concurrency: 1 },
-  );
-  worker.on('error', (err) => logger.error({ err }, 'maintenance worker error'));
-  return {
-    async close() {
-      await worker.close();
-      await queue.close();
-      connection.disconnect();
-    },
-  };
+}): Promise<{ deleted: number; linksCleared: number }> {
+  const result = await expireCvs({ storage, crm, retentionDays: config.cvRetentionDays, now: Date.now() });
+  logger.info({ deleted: result.deleted.length, linksCleared: result.linksCleared }, 'cv retention swept');
+  return { deleted: result.deleted.length, linksCleared: result.linksCleared };
 }

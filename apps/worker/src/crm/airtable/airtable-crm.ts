@@ -11,6 +11,7 @@ import { watchBaseFault } from './base-fault.ts';
 import { createBaseRateLimiter } from './base-rate-limiter.ts';
 import { countRequests } from './count-requests.ts';
 import { clearAirtableCvLinks, eraseAirtableRecords } from './erase-airtable-records.ts';
+import { markAirtableSpam } from './mark-airtable-spam.ts';
 import { createMergeKeyGuard, mergeKeyNames } from './merge-key-guard.ts';
 import type { BatcherStats } from './send-batch.ts';
 import { createUpsertBatcher } from './upsert-batcher.ts';
@@ -82,7 +83,7 @@ export function createAirtableCrm({
     maxClaimHoldMs: settings.requestTimeoutMs / 2,
     logger,
   });
-  // Erase and CV retention: list, delete and update by id, through the same shared limiter.
+  // Erase, CV retention and spam marks: list, delete and update by id, through the same shared limiter.
   const records = createAirtableRecords({ ...settings, timeoutMs: settings.requestTimeoutMs, limiter });
   return {
     name: 'airtable',
@@ -101,6 +102,7 @@ export function createAirtableCrm({
       return erased;
     },
     clearCvLinks: (submissionIds) => clearAirtableCvLinks(records, mapping, submissionIds),
+    markSpam: (targets) => markAirtableSpam(records, mapping, targets),
     stats: () => batcher.stats(),
     async close() {
       await batcher.close();

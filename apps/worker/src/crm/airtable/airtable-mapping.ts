@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { TraceLink } from '@forms/observability';
 import { SUBMISSION_KINDS, type SubmissionKind } from '@forms/schemas';
 import * as v from 'valibot';
-import { acceptanceStamp, type DeliveredSubmission, isContactKind } from '../crm.ts';
+import { acceptanceStamp, type DeliveredSubmission, deliveredSpamVerdict, isContactKind } from '../crm.ts';
 
 /** The mapping shipped with the worker; `AIRTABLE_MAPPING_FILE` points elsewhere. */
 const DEFAULT_MAPPING_FILE = fileURLToPath(
@@ -47,6 +47,13 @@ const MappingSchema = v.object({
     recordId: v.nullable(fieldName),
     kind: v.nullable(fieldName),
     acceptedAt: v.nullable(fieldName),
+    // The spam fields, optional: a mapping written before they existed still loads, and sends none of them.
+    /** A number field: the content filter's score of a delivered submission (sortable). */
+    spamScore: v.optional(v.nullable(fieldName), null),
+    /** A text field: the reasons that flagged it without holding it (half weight: "unsure"). */
+    spamReasons: v.optional(v.nullable(fieldName), null),
+    /** A checkbox: set by `ops spam mark`, never by a delivery. */
+    markedSpam: v.optional(v.nullable(fieldName), null),
   }),
   kinds: v.object(
     Object.fromEntries(SUBMISSION_KINDS.map((kind) => [kind, KindMappingSchema])) as Record<
@@ -69,6 +76,11 @@ export type AirtableWrite = {
    * `acceptanceStamp`. The driver then sends only the fields no newer write has set (see MergeKeyGuard).
    */
   newerWins?: { stamp: string };
+  /**
+   * Fields of this write that a base set up before they existed may lack (the spam fields): a base that
+   * answers UNKNOWN_FIELD_NAME for one gets the write without it (see `createBatchSender`).
+   */
+  optionalFields?: string[];
   /** The submission's span (tracing on): the request that carries this write links to it. */
   trace?: TraceLink | undefined;
 };
@@ -167,10 +179,29 @@ export function toAirtableWrite(submission: DeliveredSubmission, mapping: Airtab
   if (meta.recordId) fields[meta.recordId] = submission.recordId;
   if (meta.kind) fields[meta.kind] = submission.kind;
   if (meta.acceptedAt) fields[meta.acceptedAt] = submission.acceptedAt;
+  // A judged submission's verdict (a contact's record holds its latest judged submission's, newer wins per
+  // field as for the rest); an unjudged one sends neither field, leaving what an earlier one set.
+  const spam = deliveredSpamVerdict(submission);
+  const optionalFields: string[] = [];
+  if (spam && meta.spamScore) {
+    fields[meta.spamScore] = spam.score;
+    optionalFields.push(meta.spamScore);
+  }
+  if (spam && meta.spamReasons) {
+    fields[meta.spamReasons] = spam.reasons.join(', ');
+    optionalFields.push(meta.spamReasons);
+  }
 
   const mergeOn = mergeFieldFor(mapping, submission.kind);
   const newerWins = isContactKind(submission.kind) ? { stamp: acceptanceStamp(submission) } : undefined;
-  return { table, mergeOn, mergeValue: String(fields[mergeOn]), fields, ...(newerWins ? { newerWins } : {}) };
+  return {
+    table,
+    mergeOn,
+    mergeValue: String(fields[mergeOn]),
+    fields,
+    ...(newerWins ? { newerWins } : {}),
+    ...(optionalFields.length > 0 ? { optionalFields } : {}),
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { PermanentCrmError } from '../crm.ts';
 import {
-  type AirtableApiError,
+  AirtableApiError,
   type AirtableClient,
   classifyAirtableFailure,
   mayStillLand,
@@ -83,6 +83,16 @@ export function createBatchSender({
   stats: BatcherStats;
   line: BatchLine;
 }): BatchSender {
+  /** Per table, the optional fields the base answered it lacks: left out of every write to it from then on. */
+  const lacking = new Map<string, Set<string>>();
+
+  /** Leaves out the optional fields the base lacks (the write is the batcher's own object). */
+  function withoutLacking(batch: Batch): Batch {
+    const fields = lacking.get(batch.table);
+    if (fields) for (const pending of batch.writes) for (const name of fields) delete pending.write.fields[name];
+    return batch;
+  }
+
   async function claim(batch: Batch, guard: MergeKeyGuard, token: string): Promise<Outgoing[]> {
     let answers: ClaimAnswer[];
     try {
@@ -211,6 +221,18 @@ export function createBatchSender({
       line.resendFirst(batch);
       return;
     }
+    const missing = lackingOptionalField(batch, err);
+    if (missing) {
+      // A base set up before the field existed: deliver without it rather than fail every record.
+      const fields = lacking.get(batch.table) ?? new Set<string>();
+      lacking.set(batch.table, fields.add(missing));
+      logger.warn(
+        { table: batch.table, field: missing },
+        'airtable: the base has no such field; delivering without it (create it, then restart the workers, to fill it)',
+      );
+      line.resendFirst(batch);
+      return;
+    }
     if (action === 'split' && batch.writes.length > 1) {
       stats.splits++;
       const half = Math.ceil(batch.writes.length / 2);
@@ -231,8 +253,8 @@ export function createBatchSender({
   return {
     claim: (batch, token) =>
       guard
-        ? claim(batch, guard, token)
-        : Promise.resolve(batch.writes.map((pending) => ({ pending, fields: pending.write.fields }))),
+        ? claim(withoutLacking(batch), guard, token)
+        : Promise.resolve(withoutLacking(batch).writes.map((pending) => ({ pending, fields: pending.write.fields }))),
     async release(token, outgoing) {
       await guard
         ?.release(
@@ -243,6 +265,13 @@ export function createBatchSender({
     },
     send,
   };
+}
+
+/** The optional field (`AirtableWrite.optionalFields`) a 422 UNKNOWN_FIELD_NAME names, if it names one. */
+function lackingOptionalField(batch: Batch, err: Error): string | undefined {
+  if (!(err instanceof AirtableApiError) || err.status !== 422 || err.type !== 'UNKNOWN_FIELD_NAME') return undefined;
+  const name = /Unknown field name: "(.+)"/.exec(err.message)?.[1];
+  return name && batch.writes.some((p) => p.write.optionalFields?.includes(name)) ? name : undefined;
 }
 
 /** The longest a write waits for a record leased elsewhere before it looks again. */
