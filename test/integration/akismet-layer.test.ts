@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FakeAkismet, startFakeAkismet } from '../support/akismet-server.ts';
+import { sendJsonFromFreshClient } from '../support/http.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { sampleValue, scrape } from '../support/prometheus.ts';
@@ -13,7 +14,6 @@ const TOKEN = 'akismet-metrics-token-0123456789abcdef';
 const KEY = 'akismet-test-key';
 let akismet: FakeAkismet;
 let pipeline: Pipeline;
-let client = 0;
 
 beforeAll(async () => {
   akismet = await startFakeAkismet(KEY);
@@ -36,14 +36,10 @@ afterAll(async () => {
 });
 
 async function send(body: object) {
-  const ip = `203.0.113.${++client}`;
-  const res = await fetch(`${pipeline.gateway.url}/api/contact`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': ip, 'user-agent': 'test-browser/1.0' },
-    body: JSON.stringify(body),
-  });
+  const url = `${pipeline.gateway.url}/api/contact`;
+  const res = await sendJsonFromFreshClient(url, body, { 'user-agent': 'test-browser/1.0' });
   expect(res.status).toBe(200);
-  return { ip, recordId: ((await res.json()) as { recordId: string }).recordId };
+  return { ip: res.ip, recordId: res.body.recordId as string };
 }
 const list = async () =>
   (await runOps(['spam', 'list', '--json'], pipeline.env)).json.submissions as {

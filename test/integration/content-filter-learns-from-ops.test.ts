@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { opsKeys } from '@forms/schemas';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { sendJsonFromFreshClient } from '../support/http.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { eventually, sleep } from '../support/wait.ts';
@@ -12,7 +13,6 @@ import { eventually, sleep } from '../support/wait.ts';
 // flag weighs half: the starting model (a public mail corpus) cannot hold an ordinary enquiry alone.
 let pipeline: Pipeline;
 let redis: Redis;
-let client = 0;
 
 beforeAll(async () => {
   pipeline = await startPipeline({
@@ -29,13 +29,10 @@ afterAll(async () => {
 });
 
 async function send(message: string) {
-  const res = await fetch(`${pipeline.gateway.url}/api/contact`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.${++client}` },
-    body: JSON.stringify({ email: `p-${randomUUID()}@acme.io`, message }),
-  });
+  const url = `${pipeline.gateway.url}/api/contact`;
+  const res = await sendJsonFromFreshClient(url, { email: `p-${randomUUID()}@acme.io`, message });
   expect(res.status).toBe(200);
-  return ((await res.json()) as { recordId: string }).recordId;
+  return res.body.recordId as string;
 }
 const submissionOf = async (recordId: string) =>
   (await pipeline.queue.getJobs(['completed', 'waiting', 'active'])).find((j) => j.data.recordId === recordId)?.id;
