@@ -10,6 +10,12 @@ import { sleep } from '../support/wait.ts';
 const queueName = `paused-${randomUUID()}`;
 // All load comes from 127.0.0.1, one client: the per-client limit is for the open internet, not this test.
 const ONE_CLIENT = { RATE_LIMIT_REQUESTS: '0' };
+/** The load's shape: lanes send for LOAD_MS; PAUSE_AFTER_MS in, Redis takes no writes for PAUSE_MS. */
+const LOAD_MS = 1_200;
+const PAUSE_AFTER_MS = 300;
+const PAUSE_MS = 1_500;
+/** Waited after the lanes end (LOAD_MS in at the least): past the pause's end, with 400 ms to spare. */
+const AFTER_LOAD_MS = PAUSE_AFTER_MS + PAUSE_MS - LOAD_MS + 400;
 let server: LocalRedis;
 let gateway: RunningGateway;
 let redis: Redis;
@@ -65,7 +71,7 @@ describe('Redis paused (CLIENT PAUSE WRITE) mid-stream, clients retrying with th
     // 1.5 s. Requests then sit at every step: the rate-limit check, the claim, the add.
     const first = new Map<string, { submission: Submission; answer: Answer }>();
     let n = 0;
-    const stopAt = performance.now() + 1_200;
+    const stopAt = performance.now() + LOAD_MS;
     const lanes = Array.from({ length: 20 }, async () => {
       while (performance.now() < stopAt) {
         const i = n++;
@@ -76,9 +82,9 @@ describe('Redis paused (CLIENT PAUSE WRITE) mid-stream, clients retrying with th
         first.set(submission.key, { submission, answer: await submit(submission) });
       }
     });
-    await sleep(300);
+    await sleep(PAUSE_AFTER_MS);
     const admin = new Redis(server.url);
-    await admin.call('CLIENT', 'PAUSE', '1500', 'WRITE');
+    await admin.call('CLIENT', 'PAUSE', String(PAUSE_MS), 'WRITE');
     await Promise.all(lanes);
     admin.disconnect();
 
@@ -94,7 +100,7 @@ describe('Redis paused (CLIENT PAUSE WRITE) mid-stream, clients retrying with th
 
     // Wait out the pause; some refused submissions' jobs have landed by now (their add was queued behind
     // the pause), others were claimed but never added.
-    await sleep(1_000);
+    await sleep(AFTER_LOAD_MS);
     const landedBeforeRetry = (await queue.getJobs(['waiting'])).length;
 
     // Every client retries its refused submission with the same key and body, a few times at most.
