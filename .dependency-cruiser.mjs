@@ -1,5 +1,5 @@
 /**
- * `pnpm check`'s import check (docs/dependencies.md#dependency-cruiser): no module may reach itself through
+ * `pnpm check`'s import check (docs/dependencies.md says why this tool): no module may reach itself through
  * its imports. Type-only imports count (tsPreCompilationDeps) and so do dynamic ones: a circle through
  * either still ties two files into one unit that neither can be read, moved or tested without.
  */
