@@ -20,6 +20,8 @@ const TOTAL = scaled(900, 400);
 const BASE = `appOutage${Date.now().toString(36)}`;
 const KEY = 'patOutage';
 const PARTITION_MS = 5_000;
+/** Redis's appendfsync everysec, and a tenth more: the backlog is on disk before Redis is killed. */
+const ON_DISK_MS = 1_100;
 const dataDir = mkdtempSync(join(tmpdir(), 'forms-redis-outage-'));
 let redis: LocalRedis;
 let proxy: TcpProxy;
@@ -43,7 +45,7 @@ afterAll(async () => {
 describe('two workers draining into Airtable through a Redis restart and a partition', () => {
   it('sends no 429, never more than 5 requests in a second, and no long gap', async () => {
     const { acknowledged, queueName } = await acknowledgedBacklog(redis.url, TOTAL);
-    await sleep(1_100); // past appendfsync everysec: the backlog is on disk before Redis is killed
+    await sleep(ON_DISK_MS);
     const env = {
       ...airtableWorkerEnv(server, { apiKey: KEY, baseId: BASE, queueName }),
       REDIS_URL: `redis://127.0.0.1:${proxy.port}`,

@@ -14,6 +14,10 @@ import { eventually, sleep } from '../support/wait.ts';
 // requests (summed by the primary), and a SIGTERM to the primary drains both with nothing acknowledged lost.
 const TOKEN = 'gateway-processes-token-0123456789';
 const queueName = `processes-${randomUUID()}`;
+/** How long each load runs before its fault (a kill, a SIGTERM), and on after a replacement listens. */
+const LOAD_BEFORE_KILL_MS = 1_500;
+const LOAD_ON_REPLACEMENT_MS = 1_000;
+const LOAD_BEFORE_SIGTERM_MS = 1_000;
 let queue: Queue;
 let gateway: GatewayProcess | undefined;
 
@@ -71,7 +75,7 @@ describe('two gateway processes, one SIGKILLed under load', () => {
     let stopLoad = false;
     const tag = `proc-${randomUUID()}`;
     const underKill = sendCreatorsUnderLoad(() => running.url, { lanes: 10, max: 20_000, until: () => stopLoad, tag });
-    await sleep(1_500);
+    await sleep(LOAD_BEFORE_KILL_MS);
     process.kill(first[0]!, 'SIGKILL');
     // Replaced: two processes again, the new one listening.
     await eventually(
@@ -82,7 +86,7 @@ describe('two gateway processes, one SIGKILLed under load', () => {
       },
       { timeoutMs: 30_000, everyMs: 100 },
     );
-    await sleep(1_000);
+    await sleep(LOAD_ON_REPLACEMENT_MS);
     stopLoad = true;
     const sent = await underKill;
     // Only requests in flight on the killed process's connections went unanswered; no other status.
@@ -110,7 +114,7 @@ describe('two gateway processes, one SIGKILLed under load', () => {
       until: () => stopped,
       tag: `${tag}-term`,
     });
-    await sleep(1_000);
+    await sleep(LOAD_BEFORE_SIGTERM_MS);
     const processes = childrenOf(running.child.pid!);
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);

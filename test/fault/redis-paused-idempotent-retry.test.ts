@@ -10,6 +10,12 @@ import { sleep } from '../support/wait.ts';
 const queueName = `paused-${randomUUID()}`;
 // All load comes from 127.0.0.1, one client: the per-client limit is for the open internet, not this test.
 const ONE_CLIENT = { RATE_LIMIT_REQUESTS: '0' };
+/** The load's shape: PAUSE_AFTER_MS in, Redis takes no writes for PAUSE_MS; lanes send SEND_INTO_PAUSE_MS into it. */
+const PAUSE_AFTER_MS = 300;
+const PAUSE_MS = 1_500;
+const SEND_INTO_PAUSE_MS = 900;
+/** Waited after the lanes end (SEND_INTO_PAUSE_MS into the pause at the least): past its end, 400 ms to spare. */
+const AFTER_LOAD_MS = PAUSE_MS - SEND_INTO_PAUSE_MS + 400;
 let server: LocalRedis;
 let gateway: RunningGateway;
 let redis: Redis;
@@ -69,7 +75,7 @@ describe('Redis paused (CLIENT PAUSE WRITE) mid-stream, clients retrying with th
     let n = 0;
     let pausedAt: number | undefined;
     const lanes = Array.from({ length: 20 }, async () => {
-      while (pausedAt === undefined || performance.now() < pausedAt + 900) {
+      while (pausedAt === undefined || performance.now() < pausedAt + SEND_INTO_PAUSE_MS) {
         const i = n++;
         const submission: Submission =
           i % 2 === 0
@@ -78,9 +84,9 @@ describe('Redis paused (CLIENT PAUSE WRITE) mid-stream, clients retrying with th
         first.set(submission.key, { submission, answer: await submit(submission) });
       }
     });
-    await sleep(300);
+    await sleep(PAUSE_AFTER_MS);
     const admin = new Redis(server.url);
-    await admin.call('CLIENT', 'PAUSE', '1500', 'WRITE');
+    await admin.call('CLIENT', 'PAUSE', String(PAUSE_MS), 'WRITE');
     pausedAt = performance.now();
     await Promise.all(lanes);
     admin.disconnect();
@@ -97,7 +103,7 @@ describe('Redis paused (CLIENT PAUSE WRITE) mid-stream, clients retrying with th
 
     // Wait out the pause; some refused submissions' jobs have landed by now (their add was queued behind
     // the pause), others were claimed but never added.
-    await sleep(1_000);
+    await sleep(AFTER_LOAD_MS);
     const landedBeforeRetry = (await queue.getJobs(['waiting'])).length;
 
     // Every client retries its refused submission with the same key and body, a few times at most.

@@ -11,6 +11,8 @@ let store: TestDatabase;
 let queue: Queue;
 let gateway: GatewayProcess | undefined;
 const workers: WorkerProcess[] = [];
+/** How long the load runs before the SIGTERM. */
+const LOAD_BEFORE_SIGTERM_MS = 2_000;
 
 beforeAll(async () => {
   store = await openTestDatabase({ shareable: true });
@@ -37,7 +39,7 @@ describe('SIGTERM to gateway and worker under load', () => {
       until: () => running.child.exitCode !== null,
       tag: `term-${randomUUID()}`,
     });
-    await sleep(2_000);
+    await sleep(LOAD_BEFORE_SIGTERM_MS);
     running.child.kill('SIGTERM');
     expect(await running.exited).toBe(0);
     const sent = await load;

@@ -12,6 +12,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'forms-redis-sigterm-'));
 let redis: LocalRedis;
 let store: TestDatabase;
 const started: AppProcess[] = [];
+/** How long Redis stays down: the apps' connections are reconnecting when it comes back. */
+const REDIS_DOWN_MS = 1_500;
 
 beforeAll(async () => {
   redis = await startRedisServer({ dir: dataDir });
@@ -43,7 +45,7 @@ describe('told to stop while its Redis connections reconnect', () => {
       const running = await apps[app](`sigterm-reconnect-${app}-${delayMs}`);
       started.push(running);
       await redis.stop();
-      await sleep(1_500);
+      await sleep(REDIS_DOWN_MS);
       redis = await startRedisServer({ port: redis.port, dir: dataDir });
       await sleep(delayMs);
       const told = Date.now();

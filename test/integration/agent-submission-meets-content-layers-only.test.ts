@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { type Siteverify, startSiteverify } from '../support/siteverify-server.ts';
+import { spamRulesFile } from '../support/spam-rules-file.ts';
 
 // An agent has no challenge to solve. Through the official MCP client it is shown the contact form (the
 // endpoint and fields), and submits as the form's widget does, declaring itself (`Forms-Agent`): on a form
@@ -18,11 +16,9 @@ let pipeline: Pipeline;
 
 beforeAll(async () => {
   siteverify = await startSiteverify('turnstile', 'agent-secret');
-  const rules = join(mkdtempSync(join(tmpdir(), 'agent-')), 'rules.json');
-  writeFileSync(rules, JSON.stringify({ contact: { challenge: 'required' } }));
   pipeline = await startPipeline(
     {
-      SPAM_RULES_FILE: rules,
+      SPAM_RULES_FILE: spamRulesFile({ contact: { challenge: 'required' } }),
       CHALLENGE_PROVIDER: 'turnstile',
       CHALLENGE_SECRET: 'agent-secret',
       CHALLENGE_VERIFY_URL: siteverify.url,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type FakeAkismet, startFakeAkismet } from '../support/akismet-server.ts';
+import { sendJsonFromFreshClient } from '../support/http.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { sampleValue, scrape } from '../support/prometheus.ts';
@@ -11,9 +12,9 @@ import { validBody } from '../support/valid-bodies.ts';
 // submission came from, which only a held submission keeps. Down or slow, the layer abstains, counted.
 const TOKEN = 'akismet-metrics-token-0123456789abcdef';
 const KEY = 'akismet-test-key';
+const TIMEOUT_MS = 1_000;
 let akismet: FakeAkismet;
 let pipeline: Pipeline;
-let client = 0;
 
 beforeAll(async () => {
   akismet = await startFakeAkismet(KEY);
@@ -24,7 +25,7 @@ beforeAll(async () => {
       AKISMET_API_KEY: KEY,
       AKISMET_ENDPOINT_URL: akismet.url,
       AKISMET_BLOG: 'https://agency.example',
-      AKISMET_TIMEOUT_MS: '1000',
+      AKISMET_TIMEOUT_MS: String(TIMEOUT_MS),
       OPS_ACTOR: 'akismet-test',
     },
     { withWorker: false },
@@ -36,14 +37,10 @@ afterAll(async () => {
 });
 
 async function send(body: object) {
-  const ip = `203.0.113.${++client}`;
-  const res = await fetch(`${pipeline.gateway.url}/api/contact`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': ip, 'user-agent': 'test-browser/1.0' },
-    body: JSON.stringify(body),
-  });
+  const url = `${pipeline.gateway.url}/api/contact`;
+  const res = await sendJsonFromFreshClient(url, body, { 'user-agent': 'test-browser/1.0' });
   expect(res.status).toBe(200);
-  return { ip, recordId: ((await res.json()) as { recordId: string }).recordId };
+  return { ip: res.ip, recordId: res.body.recordId as string };
 }
 const list = async () =>
   (await runOps(['spam', 'list', '--json'], pipeline.env)).json.submissions as {
@@ -104,7 +101,7 @@ it('Akismet down or slow past AKISMET_TIMEOUT_MS holds nobody: the layer abstain
   akismet.fault.slowMs = 4_000;
   const started = performance.now();
   await send({ email: 'akismet-guaranteed-spam@example.com', message: 'while it is slow' });
-  expect(performance.now() - started).toBeLessThan(3_000);
+  expect(performance.now() - started).toBeLessThan(3 * TIMEOUT_MS);
   akismet.fault.mode = 'none';
   expect(await pipeline.queue.getWaitingCount()).toBe(before + 2);
   expect(await list()).toEqual([]);

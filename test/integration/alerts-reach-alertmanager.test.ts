@@ -61,6 +61,9 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** A site's steady trickle: one submission every this many ms. */
+const TRICKLE_EVERY_MS = 250;
+
 /** Submissions at a steady trickle until `stop` is called, as a site sends them; bounded in count. */
 function trickle(tag: string) {
   let running = true;
@@ -68,7 +71,7 @@ function trickle(tag: string) {
     for (let i = 0; running && i < 600; i++) {
       const res = await sendJson(`${gateway.url}/api/creator-signup`, validBody('creator-signup', `${tag}-${i}`));
       expect(res.status).toBe(200);
-      await sleep(250);
+      await sleep(TRICKLE_EVERY_MS);
     }
   })();
   return async () => {

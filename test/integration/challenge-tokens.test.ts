@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sendJsonFromFreshClient } from '../support/http.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { sampleValue, scrape } from '../support/prometheus.ts';
 import { type Provider, type Siteverify, startSiteverify } from '../support/siteverify-server.ts';
+import { spamRulesFile } from '../support/spam-rules-file.ts';
 import { validBody } from '../support/valid-bodies.ts';
 
 // Challenge tokens, verified through the provider's siteverify (a local server speaking its documented
@@ -15,23 +14,11 @@ import { validBody } from '../support/valid-bodies.ts';
 // fresh token goes through; a provider that is down or slow holds nobody (the layer abstains, counted).
 const TOKEN = 'challenge-metrics-token-0123456789abcdef';
 const SECRET = 'test-secret-0x0000';
-let client = 0;
-
-function rulesFile(rules: object): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'challenge-')), 'rules.json');
-  writeFileSync(file, JSON.stringify(rules));
-  return file;
-}
-
+const TIMEOUT_MS = 1_000;
 async function post(pipeline: Pipeline, path: string, body: object, headers: Record<string, string> = {}) {
-  const ip = `198.51.100.${++client % 250}`;
   const started = performance.now();
-  const res = await fetch(`${pipeline.gateway.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': ip, ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as { recordId: string }, ip, ms: performance.now() - started };
+  const res = await sendJsonFromFreshClient(`${pipeline.gateway.url}${path}`, body, headers);
+  return { status: res.status, body: res.body as { recordId: string }, ip: res.ip, ms: performance.now() - started };
 }
 
 async function held(pipeline: Pipeline): Promise<Map<string, { reasons: string[]; agent?: string }>> {
@@ -53,14 +40,14 @@ describe.each([
       {
         ADMIN_TOKEN: TOKEN,
         TRUST_PROXY: 'true',
-        SPAM_RULES_FILE: rulesFile({
+        SPAM_RULES_FILE: spamRulesFile({
           contact: { challenge: 'required', keywords: ['pharmacy'] },
           'creator-signup': { challenge: 'scored' },
         }),
         CHALLENGE_PROVIDER: provider,
         CHALLENGE_SECRET: SECRET,
         CHALLENGE_VERIFY_URL: siteverify.url,
-        CHALLENGE_TIMEOUT_MS: '1000',
+        CHALLENGE_TIMEOUT_MS: String(TIMEOUT_MS),
       },
       { withWorker: false },
     );
@@ -119,7 +106,7 @@ describe.each([
       const sent = await post(pipeline, '/api/contact', { ...contact(), [field]: siteverify.issue() });
       expect(sent.status).toBe(200);
       // Bounded by CHALLENGE_TIMEOUT_MS (1 s), not by the provider's 4 s.
-      if (mode === 'slow') expect(sent.ms).toBeLessThan(3_000);
+      if (mode === 'slow') expect(sent.ms).toBeLessThan(3 * TIMEOUT_MS);
     }
     expect(await pipeline.queue.getWaitingCount()).toBe(before + 3);
     expect((await held(pipeline)).size).toBe(0);

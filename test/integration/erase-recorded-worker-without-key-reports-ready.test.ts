@@ -5,6 +5,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { sampleIfShown, scrape } from '../support/prometheus.ts';
 
 // After an erase, a worker without ERASURE_KEY cannot check tombstones and holds every delivery. Holding is
 // right; holding silently is not: it says so at start-up in one line naming the setting, its /readyz
@@ -46,10 +47,8 @@ it("the worker's /readyz is 503 with the reason; the gateway's says deliveries a
     status: 'held',
     reason: expect.stringContaining('1 worker(s) without ERASURE_KEY'),
   });
-  const metrics = await (
-    await fetch(`${pipeline.gateway.url}/admin/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
-  ).text();
-  expect(metrics).toMatch(/^forms_workers_without_erasure_key\{[^}]*\} 1$/m);
+  const { families } = await scrape(`${pipeline.gateway.url}/admin/metrics`, ADMIN_TOKEN);
+  expect(sampleIfShown(families, 'forms_workers_without_erasure_key')).toBe(1);
 });
 
 it('ops status shows the held deliveries', async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sendJson } from '../support/http.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { sampleIfShown, scrape } from '../support/prometheus.ts';
 import { spawnGateway } from '../support/spawn-app.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -67,10 +68,8 @@ it('says so at start-up, once, naming ID_KEY and never the secret', () => {
 });
 
 it('shows in the metrics and in ops status', async () => {
-  const metrics = await (
-    await fetch(`${pipeline.gateway.url}/admin/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
-  ).text();
-  expect(metrics).toMatch(/^forms_shared_secret_differs\{[^}]*variable="ID_KEY"[^}]*\} 1$/m);
+  const { families } = await scrape(`${pipeline.gateway.url}/admin/metrics`, ADMIN_TOKEN);
+  expect(sampleIfShown(families, 'forms_shared_secret_differs', { variable: 'ID_KEY' })).toBe(1);
   const run = await runOps(['status'], pipeline.env);
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout).toContain('ID_KEY recorded, DIFFERS in 1 process(es)');

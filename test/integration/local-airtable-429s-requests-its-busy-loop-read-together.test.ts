@@ -8,12 +8,15 @@ import { type FakeAirtable, startFakeAirtable } from '../support/airtable-server
 // 1.6 s, were read together, and the sixth was answered 429 (with 30 s of lock-out): the failure seen as
 // airtable-requests-stall-after-unanswered-writes under load. Arrivals are now stamped on a thread of its own.
 let server: FakeAirtable | undefined;
+const LIMIT = { requests: 5, windowMs: 1_000 };
+/** 250 ms: a quarter more than the limit's spacing, so never more than five in a second. */
+const SENT_EVERY_MS = (LIMIT.windowMs / LIMIT.requests) * 1.25;
 afterAll(() => server?.close());
 
 it('a limit judged by arrival: requests sent within it pass while the test loop is busy', async () => {
   server = await startFakeAirtable({
     apiKey: 'patBusy',
-    rateLimit: { requests: 5, windowMs: 1_000, lockoutMs: 30_000 },
+    rateLimit: { ...LIMIT, lockoutMs: 30_000 },
   });
   // The sender is a process of its own, so it keeps its pace while this loop is blocked.
   const sender = spawn(
@@ -23,7 +26,7 @@ it('a limit judged by arrival: requests sent within it pass while the test loop 
       `const url = ${JSON.stringify(`${server.url}/v0/appBusy/Creators`)};
        const send = () => fetch(url, { method: 'POST', headers: { authorization: 'Bearer patBusy', 'content-type': 'application/json' },
          body: JSON.stringify({ records: [{ fields: { Name: 'x' } }] }) }).then((r) => r.status);
-       (async () => { const answers = []; for (let i = 0; i < 6; i++) { answers.push(send()); await new Promise((r) => setTimeout(r, 250)); }
+       (async () => { const answers = []; for (let i = 0; i < 6; i++) { answers.push(send()); await new Promise((r) => setTimeout(r, ${SENT_EVERY_MS})); }
          console.log(JSON.stringify(await Promise.all(answers))); })();`,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
@@ -41,7 +44,7 @@ it('a limit judged by arrival: requests sent within it pass while the test loop 
 it('and six sent at once still break it: the sixth is answered 429', async () => {
   const own = await startFakeAirtable({
     apiKey: 'patAtOnce',
-    rateLimit: { requests: 5, windowMs: 1_000, lockoutMs: 30_000 },
+    rateLimit: { ...LIMIT, lockoutMs: 30_000 },
   });
   try {
     const send = () =>

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { PDF_TYPE, samplePdf } from '../support/cv-files.ts';
+import { postRaw } from '../support/post-raw.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 // Form posts (urlencoded and multipart) read into the JSON shape, and a browser's own form post answered
@@ -28,24 +28,13 @@ function post(path: string, body: URLSearchParams | FormData | string, headers: 
 async function navigate(path: string, body: URLSearchParams | FormData | string, headers: Record<string, string>) {
   // Let fetch's Request encode the body as it would (multipart boundary included), then send it raw.
   const encoded = new Request('http://x/', { method: 'POST', body });
-  const bytes = Buffer.from(await encoded.arrayBuffer());
-  return new Promise<Response>((resolve, reject) => {
-    const req = request(gateway.url + path, {
-      method: 'POST',
-      headers: { 'content-type': encoded.headers.get('content-type')!, 'content-length': bytes.length, ...headers },
-    });
-    req.on('response', async (res) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of res) chunks.push(chunk as Buffer);
-      const out = new Headers();
-      for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);
-      resolve(
-        new Response(res.statusCode === 303 ? null : Buffer.concat(chunks), { status: res.statusCode!, headers: out }),
-      );
-    });
-    req.on('error', reject);
-    req.end(bytes);
+  const res = await postRaw(gateway.url + path, {
+    headers: { 'content-type': encoded.headers.get('content-type')!, ...headers },
+    body: Buffer.from(await encoded.arrayBuffer()),
   });
+  const out = new Headers();
+  for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);
+  return new Response(res.status === 303 ? null : res.text, { status: res.status, headers: out });
 }
 
 /** A careers application with its CV as a file input. */
@@ -267,22 +256,12 @@ describe('the per-client limit, for every encoding', () => {
       const over = await fetch(url, { method: 'POST', body: multipart });
       expect(over.status).toBe(429);
       expect(await over.json()).toMatchObject({ code: 'RATE_LIMITED' });
-      const person = await new Promise<{ status: number; retryAfter: unknown; text: string }>((resolve, reject) => {
-        const body = 'email=a%40acme.io';
-        const req = request(url, {
-          method: 'POST',
-          headers: { ...NAVIGATE, 'content-type': 'application/x-www-form-urlencoded', 'content-length': body.length },
-        });
-        req.on('response', async (res) => {
-          let text = '';
-          for await (const chunk of res) text += chunk;
-          resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], text });
-        });
-        req.on('error', reject);
-        req.end(body);
+      const person = await postRaw(url, {
+        headers: { ...NAVIGATE, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'email=a%40acme.io',
       });
       expect(person.status).toBe(429);
-      expect(Number(person.retryAfter)).toBeGreaterThan(0);
+      expect(Number(person.headers['retry-after'])).toBeGreaterThan(0);
       expect(person.text).toContain('Too many requests');
       expect(await limited.jobCount()).toBe(2);
     } finally {

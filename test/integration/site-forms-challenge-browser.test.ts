@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -12,6 +10,7 @@ import { launchChromium } from '../support/launch-chromium.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { type Siteverify, startSiteverify } from '../support/siteverify-server.ts';
+import { spamRulesFile } from '../support/spam-rules-file.ts';
 
 // A person in headless Chromium submits the demo site's contact form through a `required` Turnstile
 // challenge: the widget (a local stand-in for the provider's script, its implicit rendering) puts a token
@@ -25,8 +24,6 @@ let site: RunningSite;
 let browser: Browser;
 
 beforeAll(async () => {
-  const rules = join(mkdtempSync(join(tmpdir(), 'site-challenge-')), 'rules.json');
-  writeFileSync(rules, JSON.stringify({ contact: { challenge: 'required' } }));
   await Promise.all([
     promisify(execFile)(join(root, 'node_modules/.bin/tsup'), [], { cwd: join(root, 'packages/client') }),
     startSiteverify('turnstile', 'site-secret').then((s) => (siteverify = s)),
@@ -34,7 +31,7 @@ beforeAll(async () => {
   ]);
   pipeline = await startPipeline(
     {
-      SPAM_RULES_FILE: rules,
+      SPAM_RULES_FILE: spamRulesFile({ contact: { challenge: 'required' } }),
       CHALLENGE_PROVIDER: 'turnstile',
       CHALLENGE_SECRET: 'site-secret',
       CHALLENGE_VERIFY_URL: siteverify.url,

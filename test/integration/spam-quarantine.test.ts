@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HONEYPOT_FIELD } from '@forms/schemas';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freshClient, sendJson } from '../support/http.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { validBody } from '../support/valid-bodies.ts';
@@ -11,7 +12,6 @@ import { eventually } from '../support/wait.ts';
 // Release queues the original under its own submission id: released twice, delivered once. Rate-limited
 // requests are not kept. Every release and purge is in `ops audit`, in order, with its count.
 let pipeline: Pipeline;
-let client = 0;
 
 beforeAll(async () => {
   pipeline = await startPipeline({
@@ -24,13 +24,12 @@ beforeAll(async () => {
 });
 afterAll(() => pipeline?.stop());
 
-async function send(path: string, body: object, { from = `198.51.100.${++client}`, key = randomUUID() } = {}) {
-  const res = await fetch(`${pipeline.gateway.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': from, 'idempotency-key': key },
-    body: JSON.stringify(body),
+async function send(path: string, body: object, { from = freshClient(), key = randomUUID() } = {}) {
+  const res = await sendJson(`${pipeline.gateway.url}${path}`, body, 'POST', {
+    'x-forwarded-for': from,
+    'idempotency-key': key,
   });
-  return { status: res.status, body: (await res.json()) as { recordId: string } };
+  return { status: res.status, body: res.body as { recordId: string } };
 }
 
 const spamList = async () => (await runOps(['spam', 'list', '--json'], pipeline.env)).json;

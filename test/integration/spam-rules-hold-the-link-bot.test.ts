@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendJsonFromFreshClient } from '../support/http.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { sampleValue, scrape } from '../support/prometheus.ts';
+import { spamRulesFile } from '../support/spam-rules-file.ts';
 import { validBody } from '../support/valid-bodies.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -15,15 +14,10 @@ import { eventually } from '../support/wait.ts';
 // quarantine with its reasons, counted by reason, and `ops spam release` delivers it once.
 const TOKEN = 'spam-rules-metrics-token-0123456789abcdef';
 const pharmacy = Array.from({ length: 10 }, (_, i) => `https://cheap-pills-${i}.example/buy`).join(' ');
-let client = 0;
 
 async function send(pipeline: Pipeline, body: object, headers: Record<string, string> = {}) {
-  const res = await fetch(`${pipeline.gateway.url}/api/contact`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.${++client}`, ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as { success: boolean; recordId: string; message: string } };
+  const res = await sendJsonFromFreshClient(`${pipeline.gateway.url}/api/contact`, body, headers);
+  return { status: res.status, body: res.body as { success: boolean; recordId: string; message: string } };
 }
 
 const rowsFor = async (pipeline: Pipeline, id: string) =>
@@ -104,15 +98,10 @@ describe('default configuration (no rules file, no provider keys)', () => {
 describe('a rules file', () => {
   let pipeline: Pipeline;
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'spam-rules-'));
-    const file = join(dir, 'rules.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        '*': { keywords: ['Viagra'], blockedDomains: ['spammy.example'] },
-        contact: { blockedAddresses: ['known-bot@acme.io'], patterns: ['\\bcrypto\\s+giveaway\\b'], maxLinks: 1 },
-      }),
-    );
+    const file = spamRulesFile({
+      '*': { keywords: ['Viagra'], blockedDomains: ['spammy.example'] },
+      contact: { blockedAddresses: ['known-bot@acme.io'], patterns: ['\\bcrypto\\s+giveaway\\b'], maxLinks: 1 },
+    });
     pipeline = await startPipeline({ TRUST_PROXY: 'true', SPAM_RULES_FILE: file }, { withWorker: false });
   });
   afterAll(() => pipeline?.stop());

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { type Database, migrate, openPglite, openPostgres } from '@forms/worker';
 import pg from 'pg';
 import { inject } from 'vitest';
-import type {} from './postgres-template-setup.ts';
 
 export type TestDatabase = {
   /** The store to read. For a shareable PGlite, call it only once every worker process using it has exited. */

@@ -11,9 +11,18 @@ export async function scrape(url: string, token: string): Promise<{ text: string
 
 /** A counter's or gauge's value for the sample whose labels include `labels` (0 when absent). */
 export function sampleValue(families: MetricFamily[], name: string, labels: Record<string, string> = {}): number {
+  return sampleIfShown(families, name, labels) ?? 0;
+}
+
+/** The same, undefined when no such sample is shown: for a series that must be there, at 0 or more. */
+export function sampleIfShown(
+  families: MetricFamily[],
+  name: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   const family = families.find((f) => f.name === name);
   const sample = family?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
-  return Number(sample?.value ?? 0);
+  return sample === undefined ? undefined : Number(sample.value);
 }
 
 /**

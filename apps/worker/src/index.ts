@@ -24,6 +24,7 @@ export { lockDataDir } from './db/lock-data-dir.ts';
 export { migrate } from './db/migrate.ts';
 export { deliverSubmission } from './handlers/deliver-submission.ts';
 export { type LocalSettings, readLocalSettings, withLocalSettings, writeLocalSettings } from './local-settings.ts';
+export { openCrm } from './open-crm.ts';
 export {
   EraseIncomplete,
   EraseOutOfReach,
@@ -41,6 +42,6 @@ export {
 } from './privacy/schedule-cv-retention.ts';
 export { SPAM_MARK_JOB, type SpamMarkResult } from './run-maintenance.ts';
 export { serveMetrics } from './serve-metrics.ts';
-export { openCrm, type RunningWorker, startWorker } from './start-worker.ts';
+export { type RunningWorker, startWorker } from './start-worker.ts';
 export { createWorker } from './worker.ts';
 export { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';

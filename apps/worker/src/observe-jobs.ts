@@ -3,22 +3,12 @@ import { JOB_LOG_ROWS, RECORD_INDEX_MAX, RECORD_INDEX_TTL_MS, recordIndexKey } f
 import { Job, type Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { WorkerRedis } from './create-worker-redis.ts';
+import { errorKind } from './error-kind.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 
 type Envelope = { submissionId?: string; recordId?: string; kind?: string; acceptedAt?: string; requestId?: string };
 
 const envelope = (job: Job): Envelope => (job.data ?? {}) as Envelope;
-
-/** Every value `errorKind` answers: the worker starts each kind × error kind at 0 (worker-metrics.ts). */
-export const ERROR_KINDS = ['invalid_payload', 'crm_rejected', 'stalled', 'retries_exhausted'] as const;
-
-/** What `forms_job_failures_total` calls a failure, from the error the handler threw. */
-function errorKind(err: Error): (typeof ERROR_KINDS)[number] {
-  if (/^Payload does not match|^Unknown job name/.test(err.message)) return 'invalid_payload';
-  if (/ rejected the record: /.test(err.message)) return 'crm_rejected';
-  if (/stalled more than/.test(err.message)) return 'stalled';
-  return 'retries_exhausted';
-}
 
 /**
  * Everything the worker records about jobs besides doing them, hung on BullMQ's events so the job path

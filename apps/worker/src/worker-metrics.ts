@@ -1,6 +1,6 @@
 import { SUBMISSION_ENDPOINTS } from '@forms/schemas';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import { ERROR_KINDS } from './observe-jobs.ts';
+import { ERROR_KINDS } from './error-kind.ts';
 
 /**
  * The worker's Prometheus metrics, one registry per worker (tests run several in one process). Every

@@ -7,8 +7,9 @@ export { logSafeText } from './log-safe-text.ts';
 export { maskPii } from './mask-pii.ts';
 export { PERSONAL_FIELDS, SUBMISSION_CARRIERS } from './personal-fields.ts';
 export { scrubPii } from './scrub-pii.ts';
-export { startTracing, type Tracing, type TracingOptions } from './start-tracing.ts';
+export { startTracing } from './start-tracing.ts';
 export { tokenMatches } from './token-matches.ts';
+export type { Tracing, TracingOptions } from './tracing.ts';
 export { tracingEnabled } from './tracing-enabled.ts';
 export {
   activeTraceLink,

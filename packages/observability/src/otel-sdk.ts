@@ -25,8 +25,8 @@ import { RandomIdGenerator } from '@opentelemetry/sdk-trace';
 import type { ContextManager, Telemetry, Tracer } from 'bullmq';
 import { BullMQOTelSpan, BullMQOtel } from 'bullmq-otel';
 import { headSampling, sampledBefore } from './head-sampling.ts';
-import type { Tracing, TracingOptions } from './start-tracing.ts';
 import { defaultTracesProtocol } from './traces-protocol.ts';
+import type { Tracing, TracingOptions } from './tracing.ts';
 import {
   installTracingHooks,
   NO_SPAN,

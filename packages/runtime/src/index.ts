@@ -13,5 +13,6 @@ export {
 } from './record-ops-action.ts';
 export { stopOnSignals } from './stop-on-signals.ts';
 export { waitForRedis } from './wait-for-redis.ts';
+export { type ConditionWatch, watchCondition } from './watch-condition.ts';
 export { type SharedSecretWatch, watchSharedSecret } from './watch-shared-secret.ts';
 export { createWriteBatcher, type WriteBatcher } from './write-batcher.ts';

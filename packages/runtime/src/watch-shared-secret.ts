@@ -1,7 +1,7 @@
-import { hostname } from 'node:os';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { checkSharedSecret } from './check-shared-secret.ts';
+import { watchCondition } from './watch-condition.ts';
 
 export type SharedSecretWatch = {
   /** Whether this process's secret differs from the recorded one (as of the last check that reached Redis). */
@@ -17,8 +17,7 @@ export type SharedSecretWatch = {
  * Checks a shared secret's value against the recorded one (`checkSharedSecret`) at start and every `everyMs`,
  * so a rekey or a Redis that came back later is seen. While it differs, the process says so in one log line
  * (`reason`, naming the variable, never the secret), is not ready, and keeps its id in `keys.differing`
- * (scored by when its word expires, refreshed; gone with the process) for the gateway's /readyz and metrics
- * and `ops status`. Redis away: the last answer stands, and the next check tries again.
+ * for the gateway's /readyz and metrics and `ops status` (`watchCondition`).
  */
 export async function watchSharedSecret({
   redis,
@@ -40,35 +39,24 @@ export async function watchSharedSecret({
   ttlMs: number;
   everyMs?: number;
 }): Promise<SharedSecretWatch> {
-  const id = `${hostname()}:${process.pid}`;
-  let differs = false;
-  async function check() {
-    try {
+  const watch = await watchCondition({
+    redis,
+    members: keys.differing,
+    async probe() {
       const outcome = await checkSharedSecret(redis, { key: keys.check, values });
       if (outcome === 'recorded') logger.info(`recorded the ${variable} check value in Redis (the first process to)`);
-      if (outcome === 'differs') {
-        await redis.zadd(keys.differing, Date.now() + ttlMs, id);
-        if (!differs) logger.error(reason);
-        differs = true;
-      } else if (differs) {
-        await redis.zrem(keys.differing, id);
-        logger.info(`${variable} now agrees with the recorded one`);
-        differs = false;
-      }
-    } catch {
-      // Redis away: the last answer stands; the next check says it again.
-    }
-  }
-  await check();
-  const timer = setInterval(() => void check(), everyMs);
-  timer.unref();
-  return {
-    differs: () => differs,
-    notReady: () => (differs ? reason : undefined),
-    check,
-    async close() {
-      clearInterval(timer);
-      if (differs) await redis.zrem(keys.differing, id).catch(() => {});
+      return outcome === 'differs';
     },
+    begins: reason,
+    ends: `${variable} now agrees with the recorded one`,
+    logger,
+    ttlMs,
+    everyMs,
+  });
+  return {
+    differs: watch.holds,
+    notReady: () => (watch.holds() ? reason : undefined),
+    check: watch.check,
+    close: watch.close,
   };
 }

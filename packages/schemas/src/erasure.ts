@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import * as v from 'valibot';
 import { queueKey, type RedisSettings } from './redis-settings.ts';
+import { rotatingSecret } from './rotating-secret.ts';
 
 /**
  * The erasure variables, read the same way by the worker (which refuses erased addresses) and the ops CLI
@@ -52,14 +53,11 @@ export function keylessWorkersReason(count: number): string {
 
 /**
  * ERASURE_KEY and, in a rotation window, ERASURE_KEY_PREVIOUS, as the worker and `ops erase` use them: the
- * current one first. A previous key without a current one is refused (it would be the only key).
+ * current one first (`rotatingSecret`).
  */
 export function erasureSecrets(e: { ERASURE_KEY?: string | undefined; ERASURE_KEY_PREVIOUS?: string | undefined }) {
-  if (e.ERASURE_KEY_PREVIOUS && !e.ERASURE_KEY)
-    throw new Error(
-      'Invalid configuration: ERASURE_KEY_PREVIOUS is set but ERASURE_KEY is not; set ERASURE_KEY to the new key',
-    );
-  return { erasureKey: e.ERASURE_KEY, erasureKeyPrevious: e.ERASURE_KEY_PREVIOUS };
+  const { current, previous } = rotatingSecret(e, 'ERASURE_KEY', 'key');
+  return { erasureKey: current, erasureKeyPrevious: previous };
 }
 
 /** What a job refused for an erased address keeps of its payload once the worker has blanked it. */

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { DEFAULT_QUEUE_NAME } from './jobs.ts';
 import { REDIS_ENV_ENTRIES, redisSettings } from './redis-settings.ts';
+import { rotatingSecret } from './rotating-secret.ts';
 
 /**
  * The variables every process reads the same way (gateway, worker, `pnpm start`, the ops CLI): the queue's
@@ -46,14 +47,11 @@ export const envAdminToken = v.optional(v.pipe(v.string(), v.minLength(16, 'must
 
 /**
  * ADMIN_TOKEN and ADMIN_TOKEN_PREVIOUS (both accepted during a rotation window, so no client is refused while
- * it moves to the new token). A previous token without a current one is refused: it would be the only one.
+ * it moves to the new token; `rotatingSecret`).
  */
 export function adminTokens(e: { ADMIN_TOKEN?: string | undefined; ADMIN_TOKEN_PREVIOUS?: string | undefined }) {
-  if (e.ADMIN_TOKEN_PREVIOUS && !e.ADMIN_TOKEN)
-    throw new Error(
-      'Invalid configuration: ADMIN_TOKEN_PREVIOUS is set but ADMIN_TOKEN is not; set ADMIN_TOKEN to the new token',
-    );
-  return { adminToken: e.ADMIN_TOKEN, adminTokenPrevious: e.ADMIN_TOKEN_PREVIOUS };
+  const { current, previous } = rotatingSecret(e, 'ADMIN_TOKEN', 'token');
+  return { adminToken: current, adminTokenPrevious: previous };
 }
 
 /** AIRTABLE_BASE_ID, checked alike by the worker, the gateway (readiness, metrics) and the ops CLI. */

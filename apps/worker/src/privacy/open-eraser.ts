@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import type { WorkerConfig } from '../config.ts';
 import { createWorkerRedis } from '../create-worker-redis.ts';
 import type { Crm } from '../crm/crm.ts';
-import { openCrm } from '../start-worker.ts';
+import { openCrm } from '../open-crm.ts';
 import { EraseRefused, type EraseReport, erasableAddress, erasePerson } from './erase-person.ts';
 
 export type Eraser = {

@@ -1,5 +1,4 @@
-import { hostname } from 'node:os';
-import { watchSharedSecret } from '@forms/runtime';
+import { watchCondition, watchSharedSecret } from '@forms/runtime';
 import {
   erasureKeys,
   KEYLESS_WORKER_TTL_MS,
@@ -22,8 +21,8 @@ export type ErasureKeyWatch = {
  * A worker without ERASURE_KEY cannot check tombstones: once an erasure is recorded it holds every job
  * (`createErasureCheck`). Holding them is right; holding them silently is not. This says so in one line
  * when it starts (or when the first erase is recorded later), makes the worker not ready, and keeps its id
- * in `erasure-keyless-workers` (refreshed; gone with the worker) so the gateway's /readyz and metrics and
- * `ops status` say it too.
+ * in `erasure-keyless-workers` (`watchCondition`) so the gateway's /readyz and metrics and `ops status` say
+ * it too.
  *
  * A worker with the key checks it against the one recorded in Redis (`watchSharedSecret`; recorded by the
  * first worker or erase): one whose key differs holds every delivery the same way (`createErasureCheck`
@@ -59,29 +58,20 @@ export async function watchErasureKey({
       everyMs,
     });
   const keys = erasureKeys(settings, queueName);
-  const id = `${hostname()}:${process.pid}`;
-  let held = false;
-  async function check() {
-    try {
-      if ((await redis.exists(keys.anyErasure)) === 0) return;
-      await redis.zadd(keys.keylessWorkers, Date.now() + KEYLESS_WORKER_TTL_MS, id);
-      if (!held)
-        logger.error(
-          'ERASURE_KEY is not set and an erasure is recorded: this worker holds every delivery (retried, nothing lost) until ERASURE_KEY is set to the secret ops erase used',
-        );
-      held = true;
-    } catch {
-      // Redis away: the deliveries wait for it anyway; the next check says it again.
-    }
-  }
-  await check();
-  const timer = setInterval(() => void check(), everyMs);
-  timer.unref();
+  const held = await watchCondition({
+    redis,
+    members: keys.keylessWorkers,
+    // Once an erasure is recorded it stays so: no news until then.
+    probe: async () => ((await redis.exists(keys.anyErasure)) === 0 ? undefined : true),
+    begins:
+      'ERASURE_KEY is not set and an erasure is recorded: this worker holds every delivery (retried, nothing lost) until ERASURE_KEY is set to the secret ops erase used',
+    logger,
+    ttlMs: KEYLESS_WORKER_TTL_MS,
+    everyMs,
+  });
   return {
-    notReady: () => (held ? 'ERASURE_KEY is not set and an erasure is recorded: deliveries are held' : undefined),
-    async close() {
-      clearInterval(timer);
-      if (held) await redis.zrem(keys.keylessWorkers, id).catch(() => {});
-    },
+    notReady: () =>
+      held.holds() ? 'ERASURE_KEY is not set and an erasure is recorded: deliveries are held' : undefined,
+    close: held.close,
   };
 }
