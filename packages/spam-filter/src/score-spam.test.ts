@@ -47,7 +47,7 @@ it('a label taught by ops weighs the same share of its class on both sides (10 o
   expect(scoreSpam(taught, features)).toBeGreaterThan(scoreSpam(model, features) ?? 0.5);
 });
 
-it('the sender\'s domain is a feature of its own, apart from the words (the same word in the text is another)', () => {
+it("the sender's domain is a feature of its own, apart from the words (the same word in the text is another)", () => {
   const text = ['Could you send the revised schedule for the shoot next week?'];
   const from = spamFeatures(text, 'ada@acme.io');
   expect(from.size).toBe(spamFeatures(text).size + 2); // the domain and its top-level domain

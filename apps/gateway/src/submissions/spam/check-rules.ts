@@ -1,5 +1,6 @@
 import type { SpamReason } from '@forms/schemas';
 import { isDisposableEmail } from '../work-email.ts';
+import { SPAM_PHRASES } from './spam-phrases.ts';
 import type { SpamRules } from './spam-settings.ts';
 
 // A link as spam carries it: a scheme, a `www.` host, or a BBCode/HTML link (counted once per opening).
@@ -31,6 +32,10 @@ export function checkRules(rules: SpamRules, email: string, texts: readonly stri
     const lower = texts.map((t) => t.toLowerCase());
     const keyword = rules.keywords.find((k) => lower.some((t) => t.includes(k)));
     if (keyword) reasons.push({ layer: 'rules', code: 'keyword', detail: keyword, weight: 1 });
+  }
+  if (rules.spamPhrases) {
+    const phrase = SPAM_PHRASES.find(([, re]) => texts.some((t) => re.test(t)));
+    if (phrase) reasons.push({ layer: 'rules', code: 'spam-phrase', detail: phrase[0], weight: 0.5 });
   }
   const pattern = rules.patterns.findIndex((p) => texts.some((t) => p.test(t)));
   if (pattern !== -1)

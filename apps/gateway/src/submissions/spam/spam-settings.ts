@@ -18,6 +18,8 @@ const KindRulesSchema = v.strictObject({
   blockedDomains: v.optional(words),
   /** A disposable-address domain (the `disposable-email-domains` package) counts half. */
   disposableDomains: v.optional(v.boolean()),
+  /** Phrases of today's spam families (pharmacy, crypto giveaways, SEO pitches) count half (spam-phrases.ts). */
+  spamPhrases: v.optional(v.boolean()),
   keywords: v.optional(words),
   /** Regular expressions, matched case-insensitively against each free-text field. */
   patterns: v.optional(v.array(regex)),
@@ -40,6 +42,7 @@ export type SpamRules = Readonly<{
   blockedAddresses: ReadonlySet<string>;
   blockedDomains: readonly string[];
   disposableDomains: boolean;
+  spamPhrases: boolean;
   keywords: readonly string[];
   patterns: readonly RegExp[];
   maxLinks: number | undefined;
@@ -58,6 +61,7 @@ const DEFAULTS: {
   blockedAddresses: string[];
   blockedDomains: string[];
   disposableDomains: boolean;
+  spamPhrases: boolean;
   keywords: string[];
   patterns: string[];
   maxLinks?: number;
@@ -67,6 +71,7 @@ const DEFAULTS: {
   blockedAddresses: [],
   blockedDomains: [],
   disposableDomains: true,
+  spamPhrases: true,
   keywords: [],
   patterns: [],
 };
