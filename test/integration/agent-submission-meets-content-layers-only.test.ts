@@ -19,7 +19,7 @@ let pipeline: Pipeline;
 beforeAll(async () => {
   siteverify = await startSiteverify('turnstile', 'agent-secret');
   const rules = join(mkdtempSync(join(tmpdir(), 'agent-')), 'rules.json');
-  writeFileSync(rules, JSON.stringify({ contact: { challenge: 'required' } }));
+  writeFileSync(rules, JSON.stringify({ contact: { challenge: 'required', maxLinks: 8 } }));
   pipeline = await startPipeline(
     {
       SPAM_RULES_FILE: rules,
