@@ -18,7 +18,7 @@ beforeAll(async () => {
   siteverify = await startSiteverify('turnstile', 'agent-secret');
   pipeline = await startPipeline(
     {
-      SPAM_RULES_FILE: spamRulesFile({ contact: { challenge: 'required' } }),
+      SPAM_RULES_FILE: spamRulesFile({ contact: { challenge: 'required', maxLinks: 8 } }),
       CHALLENGE_PROVIDER: 'turnstile',
       CHALLENGE_SECRET: 'agent-secret',
       CHALLENGE_VERIFY_URL: siteverify.url,

@@ -9,8 +9,8 @@ import { eventually, sleep } from '../support/wait.ts';
 
 // The content filter learns from this deployment's own decisions: `ops spam mark` (spam that got through)
 // and `ops spam release` / `mark --ham` (not spam) teach the model in Redis; every gateway re-reads it
-// (SPAM_MODEL_REFRESH_SECONDS) and scores in memory. Until it was taught SPAM_FILTER_MIN_LABELS of each, its
-// flag weighs half: the starting model (a public mail corpus) cannot hold an ordinary enquiry alone.
+// (SPAM_MODEL_REFRESH_SECONDS) and scores in memory. Its flag holds alone from the start (its precision on the
+// corpus earns it), so an enquiry the corpus thinks spammy is held until ops release it, which teaches it.
 let pipeline: Pipeline;
 let redis: Redis;
 const REFRESH_SECONDS = 1;
@@ -20,7 +20,6 @@ beforeAll(async () => {
     TRUST_PROXY: 'true',
     OPS_ACTOR: 'filter-test',
     SPAM_MODEL_REFRESH_SECONDS: String(REFRESH_SECONDS),
-    SPAM_FILTER_MIN_LABELS: '3',
   });
   redis = new Redis(inject('redisUrl'));
 });
@@ -49,7 +48,7 @@ const followers = (n: number) =>
 const enquiry = (n: number) =>
   `Hi team, I run marketing at a skincare company and we want to grow our affiliate program with ${n} creators per month. What are your rates?`;
 
-it('spam that got through, marked by ops, is held next time; an enquiry the corpus thought spammy, taught as ham, goes through', async () => {
+it('spam that got through, marked by ops, is held next time; an enquiry the corpus thought spammy, released, goes through', async () => {
   const model = opsKeys({ prefix: 'bull' }, pipeline.env.QUEUE_NAME!).spamModel;
   // Before any label: the follower sellers are not known spam, so they go through.
   const through = [await send(followers(10)), await send(followers(20)), await send(followers(30))];
@@ -69,13 +68,17 @@ it('spam that got through, marked by ops, is held next time; an enquiry the corp
   const fields = Object.keys(await redis.hgetall(model));
   expect(fields.some((f) => /instagram|followers/i.test(f))).toBe(false);
 
-  // Three enquiries the public corpus scores as spam (0.98): taught as ham, the filter now holds whole.
+  // Three enquiries the public corpus scores as spam (0.98): held untaught, released by ops (taught as ham).
   const enquiries = [await send(enquiry(50)), await send(enquiry(60)), await send(enquiry(70))];
-  const enquiryIds = await delivered(enquiries);
-  expect(await heldCount()).toBe(0); // before any label the filter's flag is only half
-  expect((await runOps(['spam', 'mark', '--ham', ...enquiryIds, '--json'], pipeline.env)).json).toMatchObject({
-    taught: 3,
+  const held = (await runOps(['spam', 'list', '--json'], pipeline.env)).json;
+  expect(held.count).toBe(3);
+  expect(held.submissions.map((s: { recordId: string }) => s.recordId).sort()).toEqual([...enquiries].sort());
+  const heldIds = held.submissions.map((s: { id: string }) => s.id) as string[];
+  expect((await runOps(['spam', 'release', ...heldIds, '--json'], pipeline.env)).json).toMatchObject({
+    released: 3,
   });
+  await delivered(enquiries);
+  expect(await redis.hget(model, 'docs:ham')).toBe('3');
   await sleep(2.5 * REFRESH_SECONDS * 1000); // a refresh of the gateway's model, with room to spare
 
   await send(followers(40));

@@ -14,7 +14,7 @@ import {
 } from '@forms/schemas';
 import { AKISMET_ENV_ENTRIES, type AkismetSettings, akismetSettings } from '@forms/spam-filter';
 import * as v from 'valibot';
-import { DEFAULT_FILTER_THRESHOLD, DEFAULT_MIN_LABELS } from './submissions/spam/content-filter.ts';
+import { DEFAULT_FILTER_THRESHOLD } from './submissions/spam/content-filter.ts';
 import { loadSpamRules, type SpamRules } from './submissions/spam/spam-settings.ts';
 import { type ChallengeSettings, SITEVERIFY_URLS } from './submissions/spam/verify-challenge.ts';
 
@@ -95,7 +95,6 @@ const EnvSchema = v.object({
   SPAM_FILTER_THRESHOLD: v.optional(
     v.pipe(v.string(), v.regex(/^0\.\d+$/, 'must be a number between 0 and 1'), v.transform(Number)),
   ),
-  SPAM_FILTER_MIN_LABELS: v.optional(wholeNumber),
   SPAM_MODEL_REFRESH_SECONDS: v.optional(envInt, '30'),
   BULL_BOARD_WRITES: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
   AIRTABLE_BASE_ID: envAirtableBaseId,
@@ -185,7 +184,7 @@ export type GatewayConfig = Readonly<{
     rules: Readonly<Record<SubmissionKind, SpamRules>>;
     challenge: ChallengeSettings | undefined;
     /** The learning content filter (SPAM_FILTER=on): the score that holds a submission, and how often the model is re-read. */
-    filter: Readonly<{ threshold: number; minLabels: number; refreshMs: number }> | undefined;
+    filter: Readonly<{ threshold: number; refreshMs: number }> | undefined;
     /** Akismet's comment-check (AKISMET_API_KEY), asked about what the in-memory layers did not hold. */
     akismet: AkismetSettings | undefined;
   }>;
@@ -299,7 +298,6 @@ function spamSettings(e: v.InferOutput<typeof EnvSchema>): GatewayConfig['spam']
     e.SPAM_FILTER === 'on'
       ? Object.freeze({
           threshold: e.SPAM_FILTER_THRESHOLD ?? DEFAULT_FILTER_THRESHOLD,
-          minLabels: e.SPAM_FILTER_MIN_LABELS ?? DEFAULT_MIN_LABELS,
           refreshMs: e.SPAM_MODEL_REFRESH_SECONDS * 1000,
         })
       : undefined;

@@ -70,31 +70,3 @@ export function readStoredModel(stored: StoredSpamModel): SpamModel {
   for (const [key, counts] of Object.entries(stored.features)) features.set(Number.parseInt(key, 36), counts);
   return { spamDocs: stored.spamDocs, hamDocs: stored.hamDocs, features };
 }
-
-/**
- * How many corpus messages one label of this deployment's weighs: its own submissions are the mail that
- * matters, and three labels must be able to outweigh a corpus of 3,000 (content-filter-learns-from-ops.test.ts).
- */
-export const LABEL_WEIGHT = 30;
-
-/**
- * The starting model plus what ops taught (the Redis hash `spamModel`: `docs:spam`, `docs:ham`, `s:<feature>`,
- * `h:<feature>`, feature in base 36), each label weighing LABEL_WEIGHT messages, as one model; neither input
- * is changed.
- */
-export function withLearned(start: SpamModel, learned: Record<string, string>): SpamModel {
-  const features = new Map(start.features);
-  for (const [field, value] of Object.entries(learned)) {
-    const side = field[0];
-    if ((side !== 's' && side !== 'h') || field[1] !== ':') continue;
-    const feature = Number.parseInt(field.slice(2), 36);
-    const [spam, ham] = features.get(feature) ?? [0, 0];
-    const n = (Number(value) || 0) * LABEL_WEIGHT;
-    features.set(feature, side === 's' ? [Math.max(0, spam + n), ham] : [spam, Math.max(0, ham + n)]);
-  }
-  return {
-    spamDocs: start.spamDocs + Math.max(0, Number(learned['docs:spam'] ?? 0)) * LABEL_WEIGHT,
-    hamDocs: start.hamDocs + Math.max(0, Number(learned['docs:ham'] ?? 0)) * LABEL_WEIGHT,
-    features,
-  };
-}

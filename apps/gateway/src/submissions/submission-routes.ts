@@ -89,7 +89,6 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
             redis: wing.redis,
             modelKey: opsKeys(config.redis, config.queueName).spamModel,
             threshold: config.spam.filter.threshold,
-            minLabels: config.spam.filter.minLabels,
             refreshMs: config.spam.filter.refreshMs,
             timeoutMs: config.enqueueTimeoutMs,
             logger: wing.logger,

@@ -380,18 +380,19 @@ async function teach(
 ) {
   const emailField = endpointFor(payload.kind).emailField;
   const texts = freeTexts(payload.data, emailField);
+  const email = String((payload.data as Record<string, unknown>)[emailField] ?? '');
   const changed = await trainSpamModel(
     redis,
     ctx.config().keys.spamModel,
     payload.submissionId,
     label,
-    spamFeatures(texts),
+    spamFeatures(texts, email),
   );
   const { akismet } = ctx.config();
   if (changed && akismet && judgement?.client) {
     const told = await akismetCall(akismet, label === 'spam' ? 'submit-spam' : 'submit-ham', {
       ...judgement.client,
-      email: String((payload.data as Record<string, unknown>)[emailField] ?? ''),
+      email,
       content: texts.join('\n'),
     });
     if ('unavailable' in told)

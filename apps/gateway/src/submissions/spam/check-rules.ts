@@ -1,5 +1,6 @@
 import type { SpamReason } from '@forms/schemas';
 import { isDisposableEmail } from '../work-email.ts';
+import { SPAM_PHRASES } from './spam-phrases.ts';
 import type { SpamRules } from './spam-settings.ts';
 
 // A link as spam carries it: a scheme, a `www.` host, or a BBCode/HTML link (counted once per opening).
@@ -19,16 +20,22 @@ export function checkRules(rules: SpamRules, email: string, texts: readonly stri
   if (rules.disposableDomains && isDisposableEmail(email))
     reasons.push({ layer: 'rules', code: 'disposable-domain', weight: 0.5 });
   if (texts.length === 0) return reasons;
-  let links = 0;
-  for (const text of texts) links += text.match(LINK)?.length ?? 0;
-  if (links > rules.maxLinks)
-    reasons.push({ layer: 'rules', code: 'too-many-links', detail: `${links} > ${rules.maxLinks}`, weight: 1 });
-  else if (links >= rules.suspectLinks)
-    reasons.push({ layer: 'rules', code: 'links', detail: String(links), weight: 0.5 });
+  if (rules.maxLinks !== undefined || rules.suspectLinks !== undefined) {
+    let links = 0;
+    for (const text of texts) links += text.match(LINK)?.length ?? 0;
+    if (rules.maxLinks !== undefined && links > rules.maxLinks)
+      reasons.push({ layer: 'rules', code: 'too-many-links', detail: `${links} > ${rules.maxLinks}`, weight: 1 });
+    else if (rules.suspectLinks !== undefined && links >= rules.suspectLinks)
+      reasons.push({ layer: 'rules', code: 'links', detail: String(links), weight: 0.5 });
+  }
   if (rules.keywords.length > 0) {
     const lower = texts.map((t) => t.toLowerCase());
     const keyword = rules.keywords.find((k) => lower.some((t) => t.includes(k)));
     if (keyword) reasons.push({ layer: 'rules', code: 'keyword', detail: keyword, weight: 1 });
+  }
+  if (rules.spamPhrases) {
+    const phrase = SPAM_PHRASES.find(([, re]) => texts.some((t) => re.test(t)));
+    if (phrase) reasons.push({ layer: 'rules', code: 'spam-phrase', detail: phrase[0], weight: 0.5 });
   }
   const pattern = rules.patterns.findIndex((p) => texts.some((t) => p.test(t)));
   if (pattern !== -1)

@@ -1,29 +1,24 @@
-import { scoreSpam, spamFeatures, startingSpamModel, withLearned } from '@forms/spam-filter';
+import { filterFlag, scoreSpam, spamFeatures, startingSpamModel, withLearned } from '@forms/spam-filter';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { withRedisDeadline } from '../../redis-deadline.ts';
 import type { ContentFilter } from './judge-submission.ts';
 
-/** Tuned on the SpamAssassin `spam-1`/`easy-ham-1` folders (`pnpm bench:spam-filter`, docs/benchmarks.md). */
+/** The spam cutoff: tuned on the SpamAssassin `spam-1`/`easy-ham-1` folders (`pnpm bench:spam-filter`, docs/benchmarks.md). */
 export const DEFAULT_FILTER_THRESHOLD = 0.9;
-/** Labels of each kind (spam, ham) this deployment must teach before the filter's flag holds a submission alone. */
-export const DEFAULT_MIN_LABELS = 20;
+/** The ham cutoff: from here to the threshold a score is unsure and counts half (docs/benchmarks.md#spam-filter). */
+export const DEFAULT_FILTER_UNSURE = 0.5;
 
 /**
  * The learning content filter: the starting model plus what ops taught it (the `spamModel` hash, written by
  * `ops spam mark` and `release`), read from Redis every `refreshMs` in the background, never on a request:
- * scoring is in memory (features of the free text, hashed; a naive Bayes score). Nothing leaves the machine.
- * Stops reading when `redis` ends (the gateway stopping).
- *
- * Its flag weighs half (held only with another half: a throwaway address, links, a scored challenge failed)
- * until this deployment has taught it `minLabels` spam and `minLabels` ham: the corpus's ham is 2002's
- * technical mailing lists, and it scores a marketing agency's ordinary enquiries as spam (docs/benchmarks.md).
+ * scoring is in memory (features of the free text and the sender's domain, hashed; a naive Bayes score).
+ * Nothing leaves the machine. Stops reading when `redis` ends (the gateway stopping).
  */
 export function createContentFilter({
   redis,
   modelKey,
   threshold,
-  minLabels,
   refreshMs,
   timeoutMs,
   logger,
@@ -31,16 +26,14 @@ export function createContentFilter({
   redis: Redis | Cluster;
   modelKey: string;
   threshold: number;
-  minLabels: number;
   refreshMs: number;
   timeoutMs: number;
   logger?: Logger | undefined;
 }): ContentFilter {
   const start = startingSpamModel();
   let model = start;
-  let weight = 0.5;
   // What the model was last made from: an unchanged hash (the usual case) makes nothing again, where each
-  // rebuild copies the starting model's twelve thousand features.
+  // rebuild copies the starting model's features.
   let madeFrom = '{}';
   async function refresh() {
     try {
@@ -50,8 +43,6 @@ export function createContentFilter({
         model = withLearned(start, learned);
         madeFrom = read;
       }
-      const taught = Math.min(Number(learned['docs:spam'] ?? 0), Number(learned['docs:ham'] ?? 0));
-      weight = taught >= minLabels ? 1 : 0.5;
     } catch (err) {
       // Redis away: the model in hand stays; the next refresh tries again.
       logger?.debug({ err }, 'spam model not refreshed');
@@ -61,5 +52,8 @@ export function createContentFilter({
   const timer = setInterval(refresh, refreshMs);
   timer.unref();
   redis.once('end', () => clearInterval(timer));
-  return { threshold, score: (texts) => scoreSpam(model, spamFeatures(texts)), weight: () => weight };
+  return {
+    score: (texts, email) => scoreSpam(model, spamFeatures(texts, email)),
+    flag: (score) => filterFlag(score, { threshold, unsure: DEFAULT_FILTER_UNSURE }),
+  };
 }

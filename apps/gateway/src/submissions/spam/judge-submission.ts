@@ -1,5 +1,5 @@
 import type { SpamJudgement, SpamReason, SubmissionKind } from '@forms/schemas';
-import { type AkismetSettings, akismetCall } from '@forms/spam-filter';
+import { type AkismetSettings, akismetCall, type FilterFlag } from '@forms/spam-filter';
 import type { Logger } from 'pino';
 import { honeypotFilled } from '../honeypot.ts';
 import { checkRules } from './check-rules.ts';
@@ -28,14 +28,12 @@ export type JudgeInput = {
 };
 
 /**
- * The content filter: a spam score for the texts (undefined when they hold too little to judge), the score at
- * which it flags, and the weight of its flag now: half while the model knows only the public corpus, whole
- * once this deployment has taught it enough of its own (content-filter.ts).
+ * The content filter: a spam score for the texts and the sender's address (undefined when they hold too little
+ * to judge), and the flag a score raises (packages/spam-filter's filterFlag: spam, unsure, or none).
  */
 export type ContentFilter = {
-  threshold: number;
-  score(texts: readonly string[]): number | undefined;
-  weight(): number;
+  score(texts: readonly string[], email: string): number | undefined;
+  flag(score: number): FilterFlag | undefined;
 };
 
 export type SpamJudge = ReturnType<typeof createSpamJudge>;
@@ -133,14 +131,9 @@ export function createSpamJudge({
     const reasons: SpamReason[] = [];
     if (honeypotFilled(input.body)) reasons.push({ layer: 'honeypot', code: 'filled', weight: 1 });
     reasons.push(...checkRules(kindRules, input.email, input.texts));
-    const score = filter?.score(input.texts);
-    if (filter && score !== undefined && score >= filter.threshold)
-      reasons.push({
-        layer: 'filter',
-        code: 'score',
-        detail: `${score.toFixed(4)} >= ${filter.threshold}`,
-        weight: filter.weight(),
-      });
+    const score = filter?.score(input.texts, input.email);
+    const flag = score === undefined ? undefined : filter?.flag(score);
+    if (flag) reasons.push(flag);
     // The challenge, when the form asks for one and the sender is not an agent: a missing token is known
     // here, without a call; a token to verify is the network's.
     let toVerify: { token: string; weight: number } | undefined;
