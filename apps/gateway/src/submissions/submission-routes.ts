@@ -14,6 +14,7 @@ import { cvUploadSlots } from './cv/cv-upload-slots.ts';
 import { refusedPage, thanksPage } from './form-pages.ts';
 import { readIdempotencyKey } from './idempotency-key.ts';
 import { isFormNavigation } from './is-form-navigation.ts';
+import { noteRefusedRedirect } from './note-refused-redirect.ts';
 import { createQuarantine } from './quarantine.ts';
 import { createEnqueue, type DurableAck } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
@@ -118,6 +119,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
   } as const;
   const otherBody = { limit: BODY_LIMITS.submissionBytes };
   const allowedTarget = redirectAllowlist(config.formRedirectUrls);
+  const refusedRedirect = noteRefusedRedirect({ logger: wing.logger, metrics: wing.metrics });
 
   async function submit(
     ctx: Context,
@@ -130,8 +132,8 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     // Only a form post can be a browser's navigation: a JSON body costs one look at ctx.state here.
     const navigation = ctx.state.formPost === true && isFormNavigation(ctx);
     if (navigation) ctx.state.submissionBody = body;
-    // A thank-you page off the allowlist is refused before anything is accepted: never an open redirect.
-    const next = navigation ? formTarget(body, '_next') : undefined;
+    // A thank-you page off the allowlist is never followed (no open redirect), and never costs the submission.
+    const next = navigation ? formTarget(body, '_next', endpoint) : undefined;
     const answer = await acceptSubmission(deps, endpoint, {
       body,
       idempotencyKey: readIdempotencyKey(ctx.request.headers['idempotency-key']),
@@ -148,16 +150,16 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     ctx.body = answer;
   }
 
-  /** The allowlisted URL in a form's `_next` or `_error` field; absent, none; off the list, a 400. */
-  function formTarget(body: unknown, field: '_next' | '_error'): URL | undefined {
-    const value = (body as Record<string, unknown>)[field];
+  /**
+   * The allowlisted URL in a form's `_next` or `_error` field; absent, none. Off the list is the site's
+   * mistake, not the person's (docs/site-forms.md#plain-html-forms): none either, so the person gets the
+   * gateway's own page and the submission is judged on its own merits, and ops are told (noteRefusedRedirect).
+   */
+  function formTarget(body: unknown, field: '_next' | '_error', endpoint: SubmissionEndpoint): URL | undefined {
+    const value = (body as Record<string, unknown> | undefined)?.[field];
     if (value === undefined || value === '') return undefined;
     const target = allowedTarget(value);
-    if (!target)
-      throw new ApiError('INVALID_FIELD', {
-        field,
-        detail: 'is not a page this gateway may redirect to (FORM_REDIRECT_URLS)',
-      });
+    if (!target) refusedRedirect(field, value, endpoint.kind);
     return target;
   }
 
@@ -175,18 +177,15 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
 
   /**
    * A plain form's refusal: 303 back to its own page (`_error`, allowlisted) with the code and the field
-   * in the query string (never a value), else a page of ours naming the field in words, with the error's
-   * status (a 413 CV_TOO_LARGE is shown as a 413). An unexpected error stays the error handler's 500.
+   * in the query string (never a value), else a page of ours saying in words what to do, with the error's
+   * status (a 413 CV_TOO_LARGE is shown as a 413). A body refused before it was read whole (a 413, a CV past
+   * its limit) still goes to `_error` when the form sent it before the file (readFormBody keeps it). An
+   * unexpected error stays the error handler's 500.
    */
   function answerRefusal(ctx: Context, endpoint: SubmissionEndpoint, err: unknown) {
     const error = toApiError(err, ctx.state.tooLarge);
     if (error.code === 'INTERNAL_ERROR') throw err;
-    let back: URL | undefined;
-    try {
-      back = ctx.state.submissionBody ? formTarget(ctx.state.submissionBody, '_error') : undefined;
-    } catch {
-      back = undefined;
-    }
+    const back = formTarget(ctx.state.submissionBody ?? ctx.state.formTargets, '_error', endpoint);
     ctx.set(error.headers);
     ctx.set('Cache-Control', 'no-store');
     if (back) {
@@ -199,7 +198,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     }
     ctx.status = error.status;
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = refusedPage([{ field: error.field, message: error.message }]);
+    ctx.body = refusedPage([{ code: error.code, field: error.field, message: error.message }]);
   }
 
   const routes = new Map(
