@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../errors.ts';
 import { toApiError } from '../middleware/error-handler.ts';
+import { drainBody } from '../middleware/drain-body.ts';
 import { readJsonBody } from '../middleware/json-body.ts';
 import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
 import { requestSpan } from '../middleware/trace-requests.ts';
@@ -118,6 +119,8 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     pace: config.cvUploadPace,
   } as const;
   const otherBody = { limit: BODY_LIMITS.submissionBytes };
+  // A refused browser post is read to its end up to twice the largest body, within the careers deadline.
+  const drainLimits = { maxBytes: 2 * BODY_LIMITS.careersBytes, timeoutMs: config.cvUploadPace.timeoutMs };
   const allowedTarget = redirectAllowlist(config.formRedirectUrls);
   const refusedRedirect = noteRefusedRedirect({ logger: wing.logger, metrics: wing.metrics });
 
@@ -182,13 +185,18 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
    * its limit) still goes to `_error` when the form sent it before the file (readFormBody keeps it). An
    * unexpected error stays the error handler's 500.
    */
-  function answerRefusal(ctx: Context, endpoint: SubmissionEndpoint, err: unknown) {
+  async function answerRefusal(ctx: Context, endpoint: SubmissionEndpoint, err: unknown) {
     const error = toApiError(err, ctx.state.tooLarge);
     if (error.code === 'INTERNAL_ERROR') throw err;
+    // A person's browser still sending the rest (a CV past its limit) must read the answer, not a reset.
+    if (error.status === 413 && (await drainBody(ctx.req, drainLimits))) ctx.remove('Connection');
     const back = formTarget(ctx.state.submissionBody ?? ctx.state.formTargets, '_error', endpoint);
     ctx.set(error.headers);
     ctx.set('Cache-Control', 'no-store');
     if (back) {
+      // A static site without JavaScript cannot read a query string: `{error}` in the page's path becomes the
+      // code, one page per code (`/form-errors/{error}.html` → `/form-errors/CV_TOO_LARGE.html`).
+      back.pathname = back.pathname.replaceAll('%7Berror%7D', error.code);
       back.searchParams.set('form', endpoint.kind);
       back.searchParams.set('error', error.code);
       if (error.field) back.searchParams.set('field', error.field);
@@ -247,7 +255,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     } catch (err) {
       // A browser's own form post (no JavaScript) is answered with a page or a redirect, whatever failed.
       if (!isFormNavigation(ctx)) throw err;
-      answerRefusal(ctx, endpoint, err);
+      await answerRefusal(ctx, endpoint, err);
     }
   };
 }
