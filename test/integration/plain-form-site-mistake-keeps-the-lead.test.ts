@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig as gatewayConfig, type RunningGateway, startGateway } from '@forms/gateway';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { pino } from 'pino';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PDF_TYPE, samplePdf } from '../support/cv-files.ts';
 import { launchChromium } from '../support/launch-chromium.ts';
@@ -39,7 +39,8 @@ function sitePage(path: string, api: string): string | undefined {
     return `<form method="post" action="${api}/api/contact">${hidden}
       <label>Email <input name="email"></label><label>Message <textarea name="message"></textarea></label>
       <button>Send</button></form>`;
-  if (path === '/form-errors/CV_TOO_LARGE.html') return '<h1>Your CV is too large</h1><p>Please send one under 5 MiB.</p>';
+  if (path === '/form-errors/CV_TOO_LARGE.html')
+    return '<h1>Your CV is too large</h1><p>Please send one under 5 MiB.</p>';
   return undefined;
 }
 

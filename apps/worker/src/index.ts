@@ -29,6 +29,8 @@ export {
   type EraseReport,
   erasableAddress,
   erasePerson,
+  findJobs,
+  findQuarantined,
 } from './privacy/erase-person.ts';
 export { expireCvs } from './privacy/expire-cvs.ts';
 export { type Eraser, openEraser, openStandaloneEraser } from './privacy/open-eraser.ts';

@@ -77,7 +77,7 @@ export async function serveMetrics({
  * a 400 naming the field; a worker without ERASURE_KEY answers 503 `ERASURE_NOT_CONFIGURED`. The address
  * is never logged or echoed back: the report names the person by the keyed hash only.
  */
-async function answerErase(req: IncomingMessage, res: ServerResponse, eraser: Eraser): Promise<void> {
+export async function answerErase(req: IncomingMessage, res: ServerResponse, eraser: Eraser): Promise<void> {
   const send = (status: number, body: unknown): void => {
     res
       .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' })

@@ -9,6 +9,7 @@ import type { Crm } from './crm/crm.ts';
 import { createPostgresCrm } from './crm/postgres-crm.ts';
 import { openDatabase } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { localEraseSocket, serveLocalErase, usesEmbeddedPglite } from './privacy/local-erase-socket.ts';
 import { type Eraser, openEraser } from './privacy/open-eraser.ts';
 import { scheduleCvRetention } from './privacy/schedule-cv-retention.ts';
 import { watchErasureKey } from './privacy/watch-erasure-key.ts';
@@ -74,6 +75,11 @@ export async function startWorker(
     if (config.adminToken) logger.info({ url: server.url }, 'worker metrics listening');
     else logger.warn('METRICS_PORT is set but ADMIN_TOKEN is not: the metrics port answers 404 (admin surface off)');
   }
+  // `ops erase` beside this process: the embedded PGlite is ours alone, so it asks us (local-erase-socket.ts).
+  const localErase =
+    !given && usesEmbeddedPglite(config)
+      ? await serveLocalErase(localEraseSocket(config), openEraser({ config, crm, storage, actor: 'ops-cli' }))
+      : undefined;
   return {
     crm,
     metrics,
@@ -81,6 +87,7 @@ export async function startWorker(
     notReady: erasureKey.notReady,
     async stop() {
       await server?.close();
+      await localErase?.close();
       await erasureKey.close();
       watchRedis.disconnect();
       await eraser?.close();

@@ -54,7 +54,7 @@ export async function readFormBody(ctx: Context, type: string, options: FormBody
 const FORM_PEEK_BYTES = 16 * 1024;
 
 /** The form's own pages (`_next`, `_error`), kept for the refusal of a body that could not be read whole. */
-export type FormTargets = { _next?: unknown; _error?: unknown };
+type FormTargets = { _next?: unknown; _error?: unknown };
 
 function keepTargets(ctx: Context, fields: Record<string, unknown>) {
   ctx.state.formTargets = { _next: fields._next, _error: fields._error } satisfies FormTargets;

@@ -33,13 +33,16 @@ const FOR_PEOPLE: Partial<Record<ErrorCode, (label: string) => string>> = {
   INVALID_EMAIL: (label) => `Please check ${label}: it should be an email address, such as name@company.com.`,
   WORK_EMAIL_REQUIRED: (label) =>
     `Please use your work email address in ${label}: addresses from personal or throwaway email services are not accepted on this form.`,
-  CV_TOO_LARGE: () => 'The CV file is larger than 5 MiB. Please choose a smaller file (compress it, or save it as a PDF).',
-  CV_CONTENT_MISMATCH: () => 'The CV file is not a PDF, DOC or DOCX file. Please choose your CV in one of those formats.',
+  CV_TOO_LARGE: () =>
+    'The CV file is larger than 5 MiB. Please choose a smaller file (compress it, or save it as a PDF).',
+  CV_CONTENT_MISMATCH: () =>
+    'The CV file is not a PDF, DOC or DOCX file. Please choose your CV in one of those formats.',
   CV_INVALID_BASE64: () => 'The CV file could not be read. Please choose it again.',
   PAYLOAD_TOO_LARGE: () => 'What you typed is longer than this form takes. Please shorten the longest fields.',
   BODY_TIMEOUT: () => 'The form took too long to arrive (a slow connection?). Please send it again.',
   INVALID_FORM: () => 'The form could not be read. Please send it again.',
-  RATE_LIMITED: () => 'Too many forms were sent from your connection just now. Please wait a minute, then send it again.',
+  RATE_LIMITED: () =>
+    'Too many forms were sent from your connection just now. Please wait a minute, then send it again.',
   QUEUE_UNAVAILABLE: () => 'We could not take your form just now. Please wait a moment, then send it again.',
   GATEWAY_NOT_READY: () => 'We could not take your form just now. Please wait a moment, then send it again.',
   CV_UPLOADS_BUSY: () => 'We are receiving many applications at this moment. Please wait a minute, then send it again.',
@@ -52,7 +55,9 @@ function inWords({ code, field, message }: Problem): string {
   if (!field) return message;
   // `"role" must be at most 200 characters.` → `Please check Role: it must be at most 200 characters.`
   const quoted = `"${field}" `;
-  return message.startsWith(quoted) ? `Please check ${label}: it ${message.slice(quoted.length)}` : `${label}: ${message}`;
+  return message.startsWith(quoted)
+    ? `Please check ${label}: it ${message.slice(quoted.length)}`
+    : `${label}: ${message}`;
 }
 
 const WORDS: Record<string, string> = { cvFile: 'CV file', cv: 'CV link', linkedin: 'LinkedIn' };

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../gateway-metrics.ts';
 
 /** How often one refused origin is logged again while forms keep naming it. */
-export const REFUSED_REDIRECT_LOG_INTERVAL_MS = 10 * 60_000;
+const REFUSED_REDIRECT_LOG_INTERVAL_MS = 10 * 60_000;
 /** Origins remembered per interval: a bound on memory, whatever targets a bot invents. */
 const MAX_ORIGINS = 1_000;
 

@@ -2,8 +2,8 @@ import { BODY_LIMITS, CV_MAX_BYTES, opsKeys, SUBMISSION_ENDPOINTS, type Submissi
 import type { Queue } from 'bullmq';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../errors.ts';
-import { toApiError } from '../middleware/error-handler.ts';
 import { drainBody } from '../middleware/drain-body.ts';
+import { toApiError } from '../middleware/error-handler.ts';
 import { readJsonBody } from '../middleware/json-body.ts';
 import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
 import { requestSpan } from '../middleware/trace-requests.ts';

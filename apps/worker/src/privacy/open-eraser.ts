@@ -8,6 +8,10 @@ import { createWorkerRedis } from '../create-worker-redis.ts';
 import type { Crm } from '../crm/crm.ts';
 import { openCrm } from '../start-worker.ts';
 import { EraseRefused, type EraseReport, erasableAddress, erasePerson } from './erase-person.ts';
+import { localEraseSocket, remoteEraser, usesEmbeddedPglite, workerAnswersOn } from './local-erase-socket.ts';
+
+/** An erase through a running worker: its jobs' wait (60 s at most) and the stores' deadlines, with room. */
+const ERASE_ANSWER_TIMEOUT_MS = 120_000;
 
 export type Eraser = {
   erase(address: string, options: { dryRun: boolean; activeWaitMs?: number }): Promise<EraseReport>;
@@ -66,10 +70,13 @@ export function openEraser({
 
 /**
  * An eraser outside a worker (`ops erase`): opens the worker's CRM and bucket from its configuration, and
- * closes them with it. With the embedded PGlite, stop the worker first (PGlite is single-process) or use
- * the worker's admin route.
+ * closes them with it. With the embedded PGlite held by a running worker (`pnpm start`), that worker is asked
+ * on its local socket instead (local-erase-socket.ts): PGlite is single-process.
  */
 export async function openStandaloneEraser(config: WorkerConfig, actor: string): Promise<Eraser> {
+  const socket = localEraseSocket(config);
+  if (usesEmbeddedPglite(config) && (await workerAnswersOn(socket)))
+    return remoteEraser(socket, ERASE_ANSWER_TIMEOUT_MS);
   // Refused before the CRM is opened (an embedded PGlite is this process's alone while open).
   const redis = createWorkerRedis(config.redis);
   try {
