@@ -10,6 +10,19 @@ export function thanksPage(message: string): string {
   return page('Thank you', `<h1>Thank you</h1>\n<p>${escapeHtml(message)}</p>`);
 }
 
+/**
+ * A plain form's post that a `required` challenge could not check (JavaScript off: no widget ran): it was
+ * received and waits for a person's review (plain-form-challenge.ts), and the person is told so, with the
+ * address to write to when it is urgent.
+ */
+export function uncheckedPage(contactEmail: string): string {
+  const mail = escapeHtml(contactEmail);
+  return page(
+    'Received: waiting for review',
+    `<h1>Received: waiting for review</h1>\n<p>Thank you. This form checks that it was sent by a person with a small script, which did not run in your browser (JavaScript is off or blocked), so your form waits for someone to look at it before it reaches the team.</p>\n<p>To be sure it arrives at once, turn JavaScript on and send the form again, or write to <a href="mailto:${mail}">${mail}</a>.</p>`,
+  );
+}
+
 export function refusedPage(problems: readonly Problem[]): string {
   const items = problems.map((problem) => `<li>${escapeHtml(inWords(problem))}</li>`).join('\n');
   return page(

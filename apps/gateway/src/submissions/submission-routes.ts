@@ -12,10 +12,11 @@ import { acceptSubmission, type SubmissionDeps } from './accept-submission.ts';
 import { createClaims } from './claim-submission.ts';
 import { cvFileFromUpload } from './cv/cv-file-from-upload.ts';
 import { cvUploadSlots } from './cv/cv-upload-slots.ts';
-import { refusedPage, thanksPage } from './form-pages.ts';
+import { refusedPage, thanksPage, uncheckedPage } from './form-pages.ts';
 import { readIdempotencyKey } from './idempotency-key.ts';
 import { isFormNavigation } from './is-form-navigation.ts';
 import { noteRefusedRedirect } from './note-refused-redirect.ts';
+import { plainFormWithoutToken } from './plain-form-challenge.ts';
 import { createQuarantine } from './quarantine.ts';
 import { createEnqueue, type DurableAck } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
@@ -137,6 +138,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     if (navigation) ctx.state.submissionBody = body;
     // A thank-you page off the allowlist is never followed (no open redirect), and never costs the submission.
     const next = navigation ? formTarget(body, '_next', endpoint) : undefined;
+    const agent = readAgentName(ctx.request.headers['forms-agent']);
     const answer = await acceptSubmission(deps, endpoint, {
       body,
       idempotencyKey: readIdempotencyKey(ctx.request.headers['idempotency-key']),
@@ -144,10 +146,15 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       requestId: ctx.state.requestId,
       span: requestSpan(ctx),
       ip: ctx.ip,
-      agent: readAgentName(ctx.request.headers['forms-agent']),
+      agent,
       userAgent: ctx.request.headers['user-agent'],
+      plainForm: navigation,
     });
-    if (navigation) return answerNavigation(ctx, next, endpoint.thanks);
+    if (navigation && plainFormWithoutToken(config.spam, endpoint.kind, body, agent)) {
+      // Received and held for review: the person is told so, not sent to a page that says it arrived.
+      return answerNavigation(ctx, undefined, uncheckedPage(config.contactEmail));
+    }
+    if (navigation) return answerNavigation(ctx, next, thanksPage(endpoint.thanks));
     // What Koa would set for a JSON body, without its look-up of the type by name on every answer.
     ctx.set('Content-Type', JSON_TYPE);
     ctx.body = answer;
@@ -166,8 +173,8 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     return target;
   }
 
-  /** A plain form's success: 303 to its thank-you page, else our own small one. */
-  function answerNavigation(ctx: Context, next: URL | undefined, message: string) {
+  /** A plain form's success: 303 to its thank-you page, else our own small `page`. */
+  function answerNavigation(ctx: Context, next: URL | undefined, page: string) {
     ctx.set('Cache-Control', 'no-store');
     if (next) {
       ctx.status = 303;
@@ -175,7 +182,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       return;
     }
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = thanksPage(message);
+    ctx.body = page;
   }
 
   /**
