@@ -25,9 +25,11 @@ export function uncheckedPage(contactEmail: string): string {
 
 export function refusedPage(problems: readonly Problem[]): string {
   const items = problems.map((problem) => `<li>${escapeHtml(inWords(problem))}</li>`).join('\n');
+  // A field at fault is the person's to correct; anything else (a busy moment, the limit) is only to resend.
+  const todo = problems.some((p) => p.field) ? 'correct it and send it again' : 'and send it again';
   return page(
     'Not sent',
-    `<h1>Your form was not sent</h1>\n<ul>\n${items}\n</ul>\n<p>Go back to the form (your browser's Back button keeps what you typed), correct it and send it again.</p>`,
+    `<h1>Your form was not sent</h1>\n<ul>\n${items}\n</ul>\n<p>Go back to the form (your browser's Back button keeps what you typed), ${todo}.</p>`,
   );
 }
 
