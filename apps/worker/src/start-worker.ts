@@ -78,7 +78,13 @@ export async function startWorker(
   // `ops erase` beside this process: the embedded PGlite is ours alone, so it asks us (local-erase-socket.ts).
   const localErase =
     !given && usesEmbeddedPglite(config)
-      ? await serveLocalErase(localEraseSocket(config), openEraser({ config, crm, storage, actor: 'ops-cli' }))
+      ? await serveLocalErase(localEraseSocket(config), openEraser({ config, crm, storage, actor: 'ops-cli' })).catch(
+          (err: Error) => {
+            // A DATA_DIR too long for a socket's path, say: the worker runs; only `ops erase` beside it is refused.
+            logger.warn({ err: err.message }, 'ops erase socket not served: stop this worker to run ops erase');
+            return undefined;
+          },
+        )
       : undefined;
   return {
     crm,

@@ -32,11 +32,17 @@ export async function serveLocalErase(path: string, eraser: Eraser): Promise<{ c
     if ((req.url ?? '').split('?')[0] === '/admin/erase' && req.method === 'POST') return answerErase(req, res, eraser);
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(path, () => resolve());
-  });
-  chmodSync(path, 0o600);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => resolve());
+    });
+    chmodSync(path, 0o600);
+  } catch (err) {
+    server.close();
+    await eraser.close();
+    throw err;
+  }
   return {
     close: () =>
       new Promise<void>((resolve) =>
