@@ -228,6 +228,20 @@ describe("a browser's own form post", () => {
     expect(await gateway.jobCount()).toBe(0);
   });
 
+  it('a body refused for its size still goes back to _error, sent before the long fields, with its code', async () => {
+    const res = await post(
+      '/api/contact',
+      new URLSearchParams({ _error: `${SITE}/forms/{error}.html`, email: 'long@acme.io', message: 'x'.repeat(40_000) }),
+      NAVIGATE,
+    );
+    expect(res.status).toBe(303);
+    const back = new URL(res.headers.get('location')!);
+    expect(`${back.pathname}?${back.searchParams}`).toBe(
+      '/forms/PAYLOAD_TOO_LARGE.html?form=contact&error=PAYLOAD_TOO_LARGE',
+    );
+    expect(await gateway.jobCount()).toBe(0);
+  });
+
   it('without a page to go back to, the refusal is our page naming the field in words, with the status', async () => {
     const res = await post(
       '/api/partner-webinar',
