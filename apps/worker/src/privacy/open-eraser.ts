@@ -74,9 +74,6 @@ export function openEraser({
  * on its local socket instead (local-erase-socket.ts): PGlite is single-process.
  */
 export async function openStandaloneEraser(config: WorkerConfig, actor: string): Promise<Eraser> {
-  const socket = localEraseSocket(config);
-  if (usesEmbeddedPglite(config) && (await workerAnswersOn(socket)))
-    return remoteEraser(socket, ERASE_ANSWER_TIMEOUT_MS);
   // Refused before the CRM is opened (an embedded PGlite is this process's alone while open).
   const redis = createWorkerRedis(config.redis);
   try {
@@ -84,6 +81,11 @@ export async function openStandaloneEraser(config: WorkerConfig, actor: string):
   } finally {
     redis.disconnect();
   }
+  // The key is checked above, as for any erase here: an ERASURE_KEY that differs from the workers' is refused, not
+  // passed over by asking a worker that holds the right one.
+  const socket = localEraseSocket(config);
+  if (usesEmbeddedPglite(config) && (await workerAnswersOn(socket)))
+    return remoteEraser(socket, ERASE_ANSWER_TIMEOUT_MS);
   const logger = pino({ level: 'silent' });
   const crm = await openCrm(config, logger);
   const storage = config.storage ? createObjectStorage(config.storage, { maxAttempts: 3 }) : undefined;
