@@ -63,7 +63,7 @@ function keepTargets(ctx: Context, fields: Record<string, unknown>) {
 async function readUrlEncoded(ctx: Context, { limit, pace, booleans }: FormBodyOptions) {
   let fields = 1;
   // The body's start, parsed for the form's pages only when the read fails.
-  const start: Buffer[] = [];
+  const start: Uint8Array[] = [];
   let startBytes = 0;
   let raw: Buffer;
   try {
@@ -73,7 +73,7 @@ async function readUrlEncoded(ctx: Context, { limit, pace, booleans }: FormBodyO
       ...(pace ? { pace } : {}),
       scan(chunk) {
         if (startBytes < FORM_PEEK_BYTES) {
-          start.push(Buffer.from(chunk));
+          start.push(chunk); // no copy: a socket never reuses a chunk it handed on
           startBytes += chunk.length;
         }
         for (let at = chunk.indexOf(AMPERSAND); at >= 0; at = chunk.indexOf(AMPERSAND, at + 1))
