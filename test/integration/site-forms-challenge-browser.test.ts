@@ -86,3 +86,31 @@ it('a person passes the challenge twice (a fresh token each time); a bot without
   const held = await runOps(['spam', 'list', '--json'], pipeline.env);
   expect(held.json.submissions.map((s: { reasons: string[] }) => s.reasons)).toEqual([['challenge:missing-token']]);
 });
+
+// Issue 52: a plain form (JavaScript off) can never carry a token. On a `required` form the person is told
+// the form was received and waits for review, with the address to write to; it is held with a reason that
+// says it was a plain form post (docs/site-forms.md#challenges), not sent to a thank-you page that would say
+// it arrived.
+it('a plain form post with JavaScript off meets the page the guide describes, and is held as a plain form', async () => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.route(/^https:\/\//, (route) => route.abort());
+  expect((await page.goto(site.url))!.status()).toBe(200);
+  const waitingBefore = await pipeline.queue.getWaitingCount();
+  await page.fill('#contact [name=name]', 'Ada No-Script');
+  await page.fill('#contact [name=email]', `nojs-${randomUUID()}@acme.io`);
+  await page.fill('#contact [name=message]', 'An ordinary enquiry, sent without JavaScript.');
+  const [answer] = await Promise.all([
+    page.waitForResponse((res) => res.url().endsWith('/api/contact')),
+    page.click('#contact button'),
+  ]);
+  expect(answer.status()).toBe(200);
+  expect(await page.locator('h1').textContent()).toBe('Received: waiting for review');
+  expect(await page.locator('a[href="mailto:hello@example.com"]').count()).toBe(1);
+  expect(await pipeline.queue.getWaitingCount()).toBe(waitingBefore);
+  const held = await runOps(['spam', 'list', '--json'], pipeline.env);
+  expect(held.json.submissions.map((s: { reasons: string[] }) => s.reasons)).toContainEqual([
+    'challenge:plain-form-no-token',
+  ]);
+  await context.close();
+});

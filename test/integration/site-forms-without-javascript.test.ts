@@ -133,7 +133,7 @@ describe('the demo site in Chromium with JavaScript disabled', () => {
     expect(answer.status()).toBe(400);
     expect(await page.locator('h1').textContent()).toBe('Your form was not sent');
     expect(await page.locator('li').textContent()).toBe(
-      'Email: "email" must be a work address: personal and disposable email domains are not accepted.',
+      'Please use your work email address in Email: addresses from personal or throwaway email services are not accepted on this form.',
     );
     await drained();
     expect(await rowsFor(email)).toEqual([]);
@@ -156,7 +156,7 @@ describe('the demo site in Chromium with JavaScript disabled', () => {
     expect(answer.status()).toBe(413);
     await expect
       .poll(() => page.locator('li').textContent())
-      .toContain('CV file: The CV in "cvFile" is larger than 5 MiB');
+      .toContain('The CV file is larger than 5 MiB. Please choose a smaller file');
     await drained();
     expect(await rowsFor(email)).toEqual([]);
     await page.close();

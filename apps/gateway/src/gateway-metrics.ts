@@ -216,6 +216,13 @@ export function createGatewayMetrics({
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers: [registry],
     }),
+    // A site's misconfiguration (submissions/note-refused-redirect.ts): the submission was kept all the same.
+    formRedirectsRefused: new Counter({
+      name: 'forms_form_redirects_refused_total',
+      help: "Plain form posts whose _next or _error page FORM_REDIRECT_URLS does not allow, by field: each was judged on its own merits and answered with the gateway's own page",
+      labelNames: ['field'] as const,
+      registers: [registry],
+    }),
     // A Redis transition ridden through inside the request (submissions/transition-hold.ts): changed only
     // on that path, never by an ordinary request.
     held: new Gauge({

@@ -30,11 +30,14 @@ export {
   EraseOutOfReach,
   EraseRefused,
   type EraseReport,
+  type Eraser,
   erasableAddress,
   erasePerson,
+  findJobs,
+  findQuarantined,
 } from './privacy/erase-person.ts';
 export { expireCvs } from './privacy/expire-cvs.ts';
-export { type Eraser, openEraser, openStandaloneEraser } from './privacy/open-eraser.ts';
+export { openEraser, openStandaloneEraser } from './privacy/open-eraser.ts';
 export {
   CV_RETENTION_EVERY_MS,
   CV_RETENTION_SCHEDULER,

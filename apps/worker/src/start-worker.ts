@@ -6,7 +6,9 @@ import type { WorkerConfig } from './config.ts';
 import { createWorkerRedis } from './create-worker-redis.ts';
 import type { Crm } from './crm/crm.ts';
 import { openCrm } from './open-crm.ts';
-import { type Eraser, openEraser } from './privacy/open-eraser.ts';
+import type { Eraser } from './privacy/erase-person.ts';
+import { localEraseSocket, serveLocalErase, usesEmbeddedPglite } from './privacy/local-erase-socket.ts';
+import { openEraser } from './privacy/open-eraser.ts';
 import { watchErasureKey } from './privacy/watch-erasure-key.ts';
 import { runMaintenance } from './run-maintenance.ts';
 import { type MetricsServer, serveMetrics } from './serve-metrics.ts';
@@ -70,6 +72,17 @@ export async function startWorker(
     if (config.adminToken) logger.info({ url: server.url }, 'worker metrics listening');
     else logger.warn('METRICS_PORT is set but ADMIN_TOKEN is not: the metrics port answers 404 (admin surface off)');
   }
+  // `ops erase` beside this process: the embedded PGlite is ours alone, so it asks us (local-erase-socket.ts).
+  const localErase =
+    !given && usesEmbeddedPglite(config)
+      ? await serveLocalErase(localEraseSocket(config), openEraser({ config, crm, storage, actor: 'ops-cli' })).catch(
+          (err: Error) => {
+            // A DATA_DIR too long for a socket's path, say: the worker runs; only `ops erase` beside it is refused.
+            logger.warn({ err: err.message }, 'ops erase socket not served: stop this worker to run ops erase');
+            return undefined;
+          },
+        )
+      : undefined;
   return {
     crm,
     metrics,
@@ -77,6 +90,7 @@ export async function startWorker(
     notReady: erasureKey.notReady,
     async stop() {
       await server?.close();
+      await localErase?.close();
       await erasureKey.close();
       watchRedis.disconnect();
       await eraser?.close();

@@ -1,6 +1,7 @@
 /**
  * `pnpm demo`: the whole pipeline (`pnpm start`: gateway + worker, Redis, PGlite, local S3) on :3000, and the
- * demo site on :8080, a different origin. With API_URL set, only the site starts, pointed at that gateway.
+ * demo site on :8080, a different origin, which it allows in the gateway's FORM_REDIRECT_URLS. With API_URL set,
+ * only the site starts, pointed at that gateway (whose own FORM_REDIRECT_URLS decides where a form lands).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -53,4 +54,10 @@ for (let i = 0; i < 120 && !stopping; i++) {
 if (!stopping) {
   site = await startSiteServer({ apiUrl, port: sitePort });
   console.log(`demo site: ${site.url}  (gateway: ${apiUrl}); Ctrl-C to stop`);
+  // A gateway started separately decides its own allowlist: without this site in it, a form posted with
+  // JavaScript off is still stored, and lands on the gateway's own thank-you page instead of the site's.
+  if (!pipeline)
+    console.log(
+      `forms posted with JavaScript off land on the gateway's own thank-you page unless that gateway allows this site: start it with FORM_REDIRECT_URLS=${site.url}/,http://localhost:${sitePort}/`,
+    );
 }

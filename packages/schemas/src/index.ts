@@ -6,6 +6,7 @@ export * from './careers-apply-job.ts';
 export * from './contact.ts';
 export * from './contact-update.ts';
 export * from './creator-signup.ts';
+export * from './derived-ids.ts';
 export * from './discovery-files.ts';
 export * from './env.ts';
 export * from './erasure.ts';

@@ -101,7 +101,7 @@ const INPUT_RULES =
 const FORM_RULES =
   'A plain HTML form may post the same fields as `application/x-www-form-urlencoded` or `multipart/form-data`: field names as in JSON, a dotted name for a nested field (`cvFile.filename`), a plain boolean as `true`/`on` or `false`/`off`, an empty value as absent; careers-apply takes its CV as a file input named `cvFile`. ' +
   `Such a body is held to the same limits (at most ${BODY_LIMITS.members} fields, names nested at most ${BODY_LIMITS.depth} levels: else 400 \`INVALID_FORM\`). ` +
-  "A browser's own form post (a form body sent with `Sec-Fetch-Mode: navigate`, or, without that header, `Accept: text/html`) is answered for a person: 303 to the page in its `_next` field when FORM_REDIRECT_URLS allows it (a `_next` it does not allow is 400 `INVALID_FIELD`), else a small HTML thank-you page; a refusal is 303 to its `_error` page with `form`, `error` and `field` in the query string, or an HTML page with the error's status naming the field.";
+  "A browser's own form post (a form body sent with `Sec-Fetch-Mode: navigate`, or, without that header, `Accept: text/html`) is answered for a person: 303 to the page in its `_next` field when FORM_REDIRECT_URLS allows it, else a small HTML thank-you page (a `_next` or `_error` off the list is never followed and never refused: the submission is judged on its own merits); a refusal, a 413 included, is 303 to its `_error` page (`{error}` in its path becomes the code) with `form`, `error` and `field` in the query string, or an HTML page with the error's status saying what to do in words.";
 
 /** The careers form's multipart body: the JSON fields, with the CV as a file instead of base64. */
 function multipartSchema(endpoint: (typeof SUBMISSION_ENDPOINTS)[number]): Json {

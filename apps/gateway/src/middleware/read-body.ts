@@ -31,6 +31,8 @@ function aborted() {
  * - `scan` may answer an Error of its own (a form body's fault), which ends the read the same way;
  * - `keep: false` (a multipart body, which `scan` hands on to its parser as it comes) keeps no chunk:
  *   the promise then resolves with an empty buffer once the body has ended.
+ * - `peek` (form posts): a declared length over `limit` is still read up to `peek` bytes, through `scan`,
+ *   before the 413: a form's `_error` page, sent before its file, is then known for the refusal.
  * A read ended early leaves the request paused; its caller answers with `Connection: close`.
  */
 export function readBody(
@@ -40,11 +42,21 @@ export function readBody(
     scan,
     pace,
     keep = true,
-  }: { limit: number; scan?: (chunk: Uint8Array) => ShapeFault | Error; pace?: BodyPace; keep?: boolean },
+    peek = 0,
+  }: {
+    limit: number;
+    scan?: (chunk: Uint8Array) => ShapeFault | Error;
+    pace?: BodyPace;
+    keep?: boolean;
+    peek?: number;
+  },
 ): Promise<Buffer> {
   const declared = req.headers['content-length'];
   const length = declared === undefined ? undefined : Number(declared);
-  if (length !== undefined && length > limit) return Promise.reject(tooLarge(limit));
+  const overDeclared = length !== undefined && length > limit;
+  if (overDeclared && peek <= 0) return Promise.reject(tooLarge(limit));
+  // Past this many bytes the read ends: the limit, or, for a body declared too large, what may be peeked.
+  const stopAt = overDeclared ? Math.min(peek, limit) : limit;
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -83,7 +95,10 @@ export function readBody(
     }
     function onData(chunk: Buffer) {
       received += chunk.length;
-      if (received > limit) return fail(tooLarge(limit));
+      if (received > stopAt) {
+        if (overDeclared) scan?.(chunk); // its fields, for the refusal; the answer is the 413 whatever it finds
+        return fail(tooLarge(limit));
+      }
       const fault = scan?.(chunk);
       if (fault) return fail(typeof fault === 'string' ? new ApiError('INVALID_JSON', { detail: fault }) : fault);
       if (keep) chunks.push(chunk);

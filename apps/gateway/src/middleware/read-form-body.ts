@@ -47,17 +47,46 @@ export async function readFormBody(ctx: Context, type: string, options: FormBody
   return type === 'multipart/form-data' ? readMultipart(ctx, options) : readUrlEncoded(ctx, options);
 }
 
+/**
+ * How much of a form body declared over the limit is still read, for its `_next` and `_error` (hidden
+ * fields a form puts first, before any file): a refusal then goes to the site's own page, a 413 included.
+ */
+const FORM_PEEK_BYTES = 16 * 1024;
+
+/** The form's own pages (`_next`, `_error`), kept for the refusal of a body that could not be read whole. */
+type FormTargets = { _next?: unknown; _error?: unknown };
+
+function keepTargets(ctx: Context, fields: Record<string, unknown>) {
+  ctx.state.formTargets = { _next: fields._next, _error: fields._error } satisfies FormTargets;
+}
+
 async function readUrlEncoded(ctx: Context, { limit, pace, booleans }: FormBodyOptions) {
   let fields = 1;
-  const raw = await readBody(ctx.req, {
-    limit,
-    ...(pace ? { pace } : {}),
-    scan(chunk) {
-      for (let at = chunk.indexOf(AMPERSAND); at >= 0; at = chunk.indexOf(AMPERSAND, at + 1))
-        if (++fields > BODY_LIMITS.members) return tooManyFields();
-      return undefined;
-    },
-  });
+  // The body's start, parsed for the form's pages only when the read fails.
+  const start: Uint8Array[] = [];
+  let startBytes = 0;
+  let raw: Buffer;
+  try {
+    raw = await readBody(ctx.req, {
+      limit,
+      peek: FORM_PEEK_BYTES,
+      ...(pace ? { pace } : {}),
+      scan(chunk) {
+        if (startBytes < FORM_PEEK_BYTES) {
+          start.push(chunk); // no copy: a socket never reuses a chunk it handed on
+          startBytes += chunk.length;
+        }
+        for (let at = chunk.indexOf(AMPERSAND); at >= 0; at = chunk.indexOf(AMPERSAND, at + 1))
+          if (++fields > BODY_LIMITS.members) return tooManyFields();
+        return undefined;
+      },
+    });
+  } catch (err) {
+    // Only whole pairs: the last one may be cut anywhere.
+    const text = Buffer.concat(start).toString('utf8');
+    keepTargets(ctx, Object.fromEntries(new URLSearchParams(text.slice(0, text.lastIndexOf('&') + 1))));
+    throw err;
+  }
   const body: Record<string, unknown> = {};
   for (const [name, value] of new URLSearchParams(raw.toString('utf8'))) {
     const fault = setField(body, name, value);
@@ -129,20 +158,27 @@ async function readMultipart(ctx: Context, { limit, pace, booleans, file }: Form
       resolve();
     });
   });
-  await readBody(ctx.req, {
-    limit,
-    keep: false,
-    ...(pace ? { pace } : {}),
-    scan(chunk) {
-      if (!fault) parser.write(chunk);
-      return fault;
-    },
-  });
-  if (fault) throw fault;
-  parser.end();
-  await finished;
-  await Promise.all(files);
-  if (fault) throw fault;
+  try {
+    await readBody(ctx.req, {
+      limit,
+      keep: false,
+      peek: FORM_PEEK_BYTES,
+      ...(pace ? { pace } : {}),
+      scan(chunk) {
+        if (!fault) parser.write(chunk);
+        return fault;
+      },
+    });
+    if (fault) throw fault;
+    parser.end();
+    await finished;
+    await Promise.all(files);
+    if (fault) throw fault;
+  } catch (err) {
+    // The fields read before the fault (a CV past its limit comes after the form's hidden fields).
+    keepTargets(ctx, body);
+    throw err;
+  }
   return withBooleans(body, booleans);
 }
 

@@ -65,6 +65,8 @@ export type SubmissionRequest = {
   agent?: string | undefined;
   /** The User-Agent header, for Akismet. */
   userAgent?: string | undefined;
+  /** A browser's own form post (no JavaScript ran): a challenge token cannot be in it. */
+  plainForm?: boolean | undefined;
 };
 
 /** The facts an answer is made of: the same for a first request and for its idempotent retries. */
@@ -111,6 +113,7 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     ip: req.ip,
     agent: req.agent,
     userAgent: req.userAgent,
+    plainForm: req.plainForm,
   });
 
   let acceptedAt = acceptedAtNow();

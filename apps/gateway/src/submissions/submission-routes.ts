@@ -2,6 +2,7 @@ import { BODY_LIMITS, CV_MAX_BYTES, opsKeys, SUBMISSION_ENDPOINTS, type Submissi
 import type { Queue } from 'bullmq';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../errors.ts';
+import { drainBody } from '../middleware/drain-body.ts';
 import { toApiError } from '../middleware/error-handler.ts';
 import { readJsonBody } from '../middleware/json-body.ts';
 import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
@@ -11,9 +12,11 @@ import { acceptSubmission, type SubmissionDeps } from './accept-submission.ts';
 import { createClaims } from './claim-submission.ts';
 import { cvFileFromUpload } from './cv/cv-file-from-upload.ts';
 import { cvUploadSlots } from './cv/cv-upload-slots.ts';
-import { refusedPage, thanksPage } from './form-pages.ts';
+import { refusedPage, thanksPage, uncheckedPage } from './form-pages.ts';
 import { readIdempotencyKey } from './idempotency-key.ts';
 import { isFormNavigation } from './is-form-navigation.ts';
+import { noteRefusedRedirect } from './note-refused-redirect.ts';
+import { plainFormWithoutToken } from './plain-form-challenge.ts';
 import { createQuarantine } from './quarantine.ts';
 import { createEnqueue, type DurableAck } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
@@ -119,7 +122,10 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     pace: config.cvUploadPace,
   } as const;
   const otherBody = { limit: BODY_LIMITS.submissionBytes };
+  // A refused browser post is read to its end up to twice the largest body, within the careers deadline.
+  const drainLimits = { maxBytes: 2 * BODY_LIMITS.careersBytes, timeoutMs: config.cvUploadPace.timeoutMs };
   const allowedTarget = redirectAllowlist(config.formRedirectUrls);
+  const refusedRedirect = noteRefusedRedirect({ logger: wing.logger, metrics: wing.metrics });
 
   async function submit(
     ctx: Context,
@@ -132,8 +138,9 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     // Only a form post can be a browser's navigation: a JSON body costs one look at ctx.state here.
     const navigation = ctx.state.formPost === true && isFormNavigation(ctx);
     if (navigation) ctx.state.submissionBody = body;
-    // A thank-you page off the allowlist is refused before anything is accepted: never an open redirect.
-    const next = navigation ? formTarget(body, '_next') : undefined;
+    // A thank-you page off the allowlist is never followed (no open redirect), and never costs the submission.
+    const next = navigation ? formTarget(body, '_next', endpoint) : undefined;
+    const agent = readAgentName(ctx.request.headers['forms-agent']);
     const answer = await acceptSubmission(deps, endpoint, {
       body,
       idempotencyKey: readIdempotencyKey(ctx.request.headers['idempotency-key']),
@@ -141,30 +148,35 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       requestId: ctx.state.requestId,
       span: requestSpan(ctx),
       ip: ctx.ip,
-      agent: readAgentName(ctx.request.headers['forms-agent']),
+      agent,
       userAgent: ctx.request.headers['user-agent'],
+      plainForm: navigation,
     });
-    if (navigation) return answerNavigation(ctx, next, endpoint.thanks);
+    if (navigation && plainFormWithoutToken(config.spam, endpoint.kind, body, agent)) {
+      // Received and held for review: the person is told so, not sent to a page that says it arrived.
+      return answerNavigation(ctx, undefined, uncheckedPage(config.contactEmail));
+    }
+    if (navigation) return answerNavigation(ctx, next, thanksPage(endpoint.thanks));
     // What Koa would set for a JSON body, without its look-up of the type by name on every answer.
     ctx.set('Content-Type', JSON_TYPE);
     ctx.body = answer;
   }
 
-  /** The allowlisted URL in a form's `_next` or `_error` field; absent, none; off the list, a 400. */
-  function formTarget(body: unknown, field: '_next' | '_error'): URL | undefined {
-    const value = (body as Record<string, unknown>)[field];
+  /**
+   * The allowlisted URL in a form's `_next` or `_error` field; absent, none. Off the list is the site's
+   * mistake, not the person's (docs/site-forms.md#plain-html-forms): none either, so the person gets the
+   * gateway's own page and the submission is judged on its own merits, and ops are told (noteRefusedRedirect).
+   */
+  function formTarget(body: unknown, field: '_next' | '_error', endpoint: SubmissionEndpoint): URL | undefined {
+    const value = (body as Record<string, unknown> | undefined)?.[field];
     if (value === undefined || value === '') return undefined;
     const target = allowedTarget(value);
-    if (!target)
-      throw new ApiError('INVALID_FIELD', {
-        field,
-        detail: 'is not a page this gateway may redirect to (FORM_REDIRECT_URLS)',
-      });
+    if (!target) refusedRedirect(field, value, endpoint.kind);
     return target;
   }
 
-  /** A plain form's success: 303 to its thank-you page, else our own small one. */
-  function answerNavigation(ctx: Context, next: URL | undefined, message: string) {
+  /** A plain form's success: 303 to its thank-you page, else our own small `page`. */
+  function answerNavigation(ctx: Context, next: URL | undefined, page: string) {
     ctx.set('Cache-Control', 'no-store');
     if (next) {
       ctx.status = 303;
@@ -172,26 +184,28 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       return;
     }
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = thanksPage(message);
+    ctx.body = page;
   }
 
   /**
    * A plain form's refusal: 303 back to its own page (`_error`, allowlisted) with the code and the field
-   * in the query string (never a value), else a page of ours naming the field in words, with the error's
-   * status (a 413 CV_TOO_LARGE is shown as a 413). An unexpected error stays the error handler's 500.
+   * in the query string (never a value), else a page of ours saying in words what to do, with the error's
+   * status (a 413 CV_TOO_LARGE is shown as a 413). A body refused before it was read whole (a 413, a CV past
+   * its limit) still goes to `_error` when the form sent it before the file (readFormBody keeps it). An
+   * unexpected error stays the error handler's 500.
    */
-  function answerRefusal(ctx: Context, endpoint: SubmissionEndpoint, err: unknown) {
+  async function answerRefusal(ctx: Context, endpoint: SubmissionEndpoint, err: unknown) {
     const error = toApiError(err, ctx.state.tooLarge);
     if (error.code === 'INTERNAL_ERROR') throw err;
-    let back: URL | undefined;
-    try {
-      back = ctx.state.submissionBody ? formTarget(ctx.state.submissionBody, '_error') : undefined;
-    } catch {
-      back = undefined;
-    }
+    // A person's browser still sending the rest (a CV past its limit) must read the answer, not a reset.
+    if (error.status === 413 && (await drainBody(ctx.req, drainLimits))) ctx.remove('Connection');
+    const back = formTarget(ctx.state.submissionBody ?? ctx.state.formTargets, '_error', endpoint);
     ctx.set(error.headers);
     ctx.set('Cache-Control', 'no-store');
     if (back) {
+      // A static site without JavaScript cannot read a query string: `{error}` in the page's path becomes the
+      // code, one page per code (`/form-errors/{error}.html` → `/form-errors/CV_TOO_LARGE.html`).
+      back.pathname = back.pathname.replaceAll('%7Berror%7D', error.code);
       back.searchParams.set('form', endpoint.kind);
       back.searchParams.set('error', error.code);
       if (error.field) back.searchParams.set('field', error.field);
@@ -201,7 +215,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     }
     ctx.status = error.status;
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = refusedPage([{ field: error.field, message: error.message }]);
+    ctx.body = refusedPage([{ code: error.code, field: error.field, message: error.message }]);
   }
 
   const routes = new Map(
@@ -250,7 +264,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     } catch (err) {
       // A browser's own form post (no JavaScript) is answered with a page or a redirect, whatever failed.
       if (!isFormNavigation(ctx)) throw err;
-      answerRefusal(ctx, endpoint, err);
+      await answerRefusal(ctx, endpoint, err);
     }
   };
 }

@@ -1,30 +1,37 @@
 import { maskPii, scrubPii } from '@forms/observability';
 import { SpamJudgementSchema, toSubmissionStatus } from '@forms/schemas';
-import { deliveredSpamVerdict } from '@forms/worker';
+import { deliveredSpamVerdict, erasableAddress } from '@forms/worker';
 import * as v from 'valibot';
 import { type CliContext, Command, jsonOption, print, printJson, withExitCodes, withQueue } from '../cli-context.ts';
+import { findPerson, type HeldSubmission } from '../find-person.ts';
 import { findSubmissions } from '../find-submissions.ts';
 import { readReplayHistory } from '../replay-history.ts';
 
 type Options = { json?: boolean; reveal?: boolean };
 
 /**
- * `ops show <id>`: one submission whole (or each of a contact's, by recordId): state, attempts, each
- * failed attempt with its time (the worker logs them on the job), the payload with personal fields masked
- * unless `--reveal`.
+ * `ops show <id>`: one submission whole (or each of a contact's, by recordId; or each of a person's, by
+ * email, the held ones too: find-person.ts): state, attempts, each failed attempt with its time (the worker
+ * logs them on the job), the payload with personal fields masked unless `--reveal`.
  */
 export function showCommand(ctx: CliContext): Command {
   return withExitCodes(new Command('show'), {
     ok: 'shown',
     failed: 'no submission found for the id, or Redis unreachable',
   })
-    .description('print one submission (by submission id or recordId): state, attempts, errors, payload')
-    .argument('<id>', 'a submission id (sub_…) or a recordId (con_… for contacts)')
+    .description(
+      "print one submission (by submission id or recordId), or a person's (by email): state, attempts, errors, payload",
+    )
+    .argument('<id>', "a submission id (sub_…), a recordId (con_… for contacts), or a person's email")
     .option('--reveal', 'show email, phone and names unmasked (mind who is watching)')
     .addOption(jsonOption())
     .action(async (id: string, options: Options) => {
+      let held: HeldSubmission[] = [];
       const shown = await withQueue(ctx, async ({ queue, redis }) => {
-        const jobs = await findSubmissions(queue, redis, id);
+        let jobs: Awaited<ReturnType<typeof findSubmissions>>;
+        if (id.includes('@')) {
+          ({ jobs, held } = await findPerson(queue, redis, ctx.config(), erasableAddress(id)));
+        } else jobs = await findSubmissions(queue, redis, id);
         return Promise.all(
           jobs.map(async (job) => {
             const [state, logs, history] = await Promise.all([
@@ -53,12 +60,27 @@ export function showCommand(ctx: CliContext): Command {
           }),
         );
       });
-      if (shown.length === 0) {
+      const heldShown = held.map((h) => ({
+        submissionId: h.id,
+        kind: (h.payload as { kind?: string }).kind,
+        state: 'held',
+        reasons: h.judgement?.reasons.map((r) => `${r.layer}:${r.code}`) ?? [],
+        payload: options.reveal
+          ? (h.payload as { data?: unknown }).data
+          : maskPii((h.payload as { data?: unknown }).data),
+      }));
+      if (shown.length === 0 && heldShown.length === 0) {
         process.exitCode = 1;
         if (options.json) return printJson(ctx, { id, found: false, submissions: [] });
         return print(ctx, `no submission found for ${id}`);
       }
-      if (options.json) return printJson(ctx, { id, found: true, submissions: shown });
+      if (options.json) return printJson(ctx, { id, found: true, submissions: [...shown, ...heldShown] });
+      for (const h of heldShown) {
+        print(ctx, `${h.submissionId}  ${h.kind ?? '?'}  held (spam quarantine: ops spam list)`);
+        print(ctx, `  reasons     ${h.reasons.join(', ') || '(none kept)'}`);
+        print(ctx, `  payload${options.reveal ? '' : ' (masked; --reveal to unmask)'}:`);
+        print(ctx, JSON.stringify(h.payload, null, 2).replace(/^/gm, '    '));
+      }
       for (const s of shown) {
         const attempts =
           s.runs === 1

@@ -45,8 +45,8 @@ export function lockDataDir(dir: string, what = 'The PGlite directory'): () => v
         : 'another process';
       throw new DataDirLocked(
         `${what} ${dir} is open in ${who}; one process at a time may open it (PGlite allows no more). ` +
-          'Stop that process first, or do the work through it: `pnpm start` with METRICS_PORT and ADMIN_TOKEN ' +
-          "set serves the worker's POST /admin/erase (docs/privacy.md#erasing-a-person). " +
+          'Stop that process first, or do the work through it: `ops erase` asks a running worker itself, and with ' +
+          'METRICS_PORT and ADMIN_TOKEN set it serves POST /admin/erase (docs/privacy.md#erasing-a-person). ' +
           `If no such process runs, remove ${file}.`,
       );
     }

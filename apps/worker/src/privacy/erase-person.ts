@@ -272,7 +272,8 @@ function namesCv(payload: unknown): boolean {
 
 type FoundJob = { job: Job; id: string; state: string };
 
-async function findJobs(queue: Queue, email: string): Promise<FoundJob[]> {
+/** The jobs in every state whose payload holds `email` (lower-cased); `ops show <email>` reads them too. */
+export async function findJobs(queue: Queue, email: string): Promise<FoundJob[]> {
   const found: FoundJob[] = [];
   const seen = new Set<string>();
   for (const state of JOB_STATES) {
@@ -326,7 +327,8 @@ async function removeJobs(jobs: FoundJob[]): Promise<string[]> {
   return stillActive;
 }
 
-async function findQuarantined(
+/** The quarantined submissions whose payload holds `email`; `ops show <email>` reads them too. */
+export async function findQuarantined(
   redis: Redis | Cluster,
   dataKey: string,
   email: string,
@@ -400,3 +402,9 @@ async function deleteObjects(storage: ObjectStorage | undefined, keys: string[])
       abortSignal: AbortSignal.timeout(storage.timeoutMs),
     });
 }
+
+/** What erases a person: `erasePerson` wired to a worker's stores (open-eraser.ts), or a running worker asked over its socket. */
+export type Eraser = {
+  erase(address: string, options: { dryRun: boolean; activeWaitMs?: number }): Promise<EraseReport>;
+  close(): Promise<void>;
+};

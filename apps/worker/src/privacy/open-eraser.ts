@@ -7,12 +7,11 @@ import type { WorkerConfig } from '../config.ts';
 import { createWorkerRedis } from '../create-worker-redis.ts';
 import type { Crm } from '../crm/crm.ts';
 import { openCrm } from '../open-crm.ts';
-import { EraseRefused, type EraseReport, erasableAddress, erasePerson } from './erase-person.ts';
+import { EraseRefused, type Eraser, erasableAddress, erasePerson } from './erase-person.ts';
+import { localEraseSocket, remoteEraser, usesEmbeddedPglite, workerAnswersOn } from './local-erase-socket.ts';
 
-export type Eraser = {
-  erase(address: string, options: { dryRun: boolean; activeWaitMs?: number }): Promise<EraseReport>;
-  close(): Promise<void>;
-};
+/** An erase through a running worker: its jobs' wait (60 s at most) and the stores' deadlines, with room. */
+const ERASE_ANSWER_TIMEOUT_MS = 120_000;
 
 /**
  * `erasePerson` wired to the worker's configuration: its queue, its Redis, its CRM and bucket. Used by the
@@ -66,8 +65,8 @@ export function openEraser({
 
 /**
  * An eraser outside a worker (`ops erase`): opens the worker's CRM and bucket from its configuration, and
- * closes them with it. With the embedded PGlite, stop the worker first (PGlite is single-process) or use
- * the worker's admin route.
+ * closes them with it. With the embedded PGlite held by a running worker (`pnpm start`), that worker is asked
+ * on its local socket instead (local-erase-socket.ts): PGlite is single-process.
  */
 export async function openStandaloneEraser(config: WorkerConfig, actor: string): Promise<Eraser> {
   // Refused before the CRM is opened (an embedded PGlite is this process's alone while open).
@@ -77,6 +76,11 @@ export async function openStandaloneEraser(config: WorkerConfig, actor: string):
   } finally {
     redis.disconnect();
   }
+  // The key is checked above, as for any erase here: an ERASURE_KEY that differs from the workers' is refused, not
+  // passed over by asking a worker that holds the right one.
+  const socket = localEraseSocket(config);
+  if (usesEmbeddedPglite(config) && (await workerAnswersOn(socket)))
+    return remoteEraser(socket, ERASE_ANSWER_TIMEOUT_MS);
   const logger = pino({ level: 'silent' });
   const crm = await openCrm(config, logger);
   const storage = config.storage ? createObjectStorage(config.storage, { maxAttempts: 3 }) : undefined;

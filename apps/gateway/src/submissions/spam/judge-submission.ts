@@ -25,6 +25,11 @@ export type JudgeInput = {
   agent: string | undefined;
   /** The client's User-Agent header, for Akismet. */
   userAgent?: string | undefined;
+  /**
+   * A browser's own form post (JavaScript off: no widget ran, so no token can be in it): a missing token is
+   * then `plain-form-no-token`, not `missing-token` (docs/site-forms.md#challenges).
+   */
+  plainForm?: boolean | undefined;
 };
 
 /**
@@ -141,7 +146,8 @@ export function createSpamJudge({
       const weight = kindRules.challenge === 'required' ? 1 : 0.5;
       const token = (input.body as Record<string, unknown>)[CHALLENGE_TOKEN_FIELDS[challenge.provider]];
       if (typeof token === 'string' && token.trim() !== '') toVerify = { token: token.trim(), weight };
-      else reasons.push({ layer: 'challenge', code: 'missing-token', weight });
+      else
+        reasons.push({ layer: 'challenge', code: input.plainForm ? 'plain-form-no-token' : 'missing-token', weight });
     }
     // The network layers only when asked for, and only for what the in-memory ones did not hold already.
     if (adds(reasons) || (!toVerify && !(akismet && input.ip))) return decide(input, reasons, score);
