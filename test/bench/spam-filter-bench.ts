@@ -50,7 +50,7 @@ const FOLDERS = { spam: 'spam-1', ham: 'easy-ham-1' } as const;
 const MODEL_FILE = join(import.meta.dirname, '../../packages/spam-filter/src/starting-model.json');
 /**
  * Features kept in the stored model: those seen in at least this many messages, the most frequent first, at
- * most MAX_STORED (keeping the ones seen once held 4 more of the 500 spam, no ham; the file is about 0.9 MB).
+ * most MAX_STORED (keeping the ones seen once held 3 more of the 500 spam, no ham; the file is about 0.9 MB).
  */
 const MIN_DOCS = 1;
 const MAX_STORED = 40_000;
