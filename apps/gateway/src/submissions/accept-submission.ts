@@ -1,5 +1,6 @@
 import type { ObjectStorage } from '@forms/object-storage';
 import type { SpanHandle } from '@forms/observability';
+import type { Quarantine } from '@forms/quarantine';
 import {
   type CareersApplyRequestOutput,
   type JobData,
@@ -20,7 +21,6 @@ import { checkCvEnvelope } from './cv/check-cv-envelope.ts';
 import { decodeCv } from './cv/decode-cv.ts';
 import { bodyFingerprint } from './idempotency-key.ts';
 import { contactId, keyedSubmissionId, newId } from './ids.ts';
-import type { Quarantine } from './quarantine.ts';
 import type { Enqueue, ProducerRedis } from './queue.ts';
 import { type ClientLimit, type RateLimit, rateLimited } from './rate-limit.ts';
 import { countVerdict, forgiveSpentToken, type SpamJudge, type Verdict } from './spam/judge-submission.ts';

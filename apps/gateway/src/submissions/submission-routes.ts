@@ -1,3 +1,4 @@
+import { createQuarantine } from '@forms/quarantine';
 import { BODY_LIMITS, CV_MAX_BYTES, opsKeys, SUBMISSION_ENDPOINTS, type SubmissionEndpoint } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import type { Context, Middleware, Next } from 'koa';
@@ -7,6 +8,7 @@ import { readJsonBody } from '../middleware/json-body.ts';
 import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
 import { requestSpan } from '../middleware/trace-requests.ts';
 import { checkHost } from '../middleware/valid-host.ts';
+import { queueUnavailable } from '../redis-deadline.ts';
 import { acceptSubmission, type SubmissionDeps } from './accept-submission.ts';
 import { createClaims } from './claim-submission.ts';
 import { cvFileFromUpload } from './cv/cv-file-from-upload.ts';
@@ -14,8 +16,7 @@ import { cvUploadSlots } from './cv/cv-upload-slots.ts';
 import { refusedPage, thanksPage } from './form-pages.ts';
 import { readIdempotencyKey } from './idempotency-key.ts';
 import { isFormNavigation } from './is-form-navigation.ts';
-import { createQuarantine } from './quarantine.ts';
-import { createEnqueue, type DurableAck } from './queue.ts';
+import { createEnqueue, type DurableAck, writeAtEndOfTurn } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
 import { redirectAllowlist } from './redirect-allowlist.ts';
 import { createContentFilter } from './spam/content-filter.ts';
@@ -75,6 +76,8 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     quarantine: createQuarantine(wing.redis, config.redis, config.queueName, {
       ...config.quarantine,
       timeoutMs: config.enqueueTimeoutMs,
+      failure: queueUnavailable,
+      beforeWrite: () => writeAtEndOfTurn(wing.redis),
     }),
     // One limit for every submission route: it is per client, whatever the client submits.
     rateLimit: createRateLimit(config.rateLimit),
