@@ -1,0 +1,2 @@
+export * from './hold-submission.ts';
+export * from './with-deadline.ts';
