@@ -1,5 +1,6 @@
+import { finalCvKey } from '@forms/object-storage';
 import { maskPii, scrubPii } from '@forms/observability';
-import { toSubmissionStatus } from '@forms/schemas';
+import { type StagedCv, toSubmissionStatus } from '@forms/schemas';
 import { type CliContext, Command, jsonOption, print, printJson, withExitCodes, withQueue } from '../cli-context.ts';
 import { findSubmissions } from '../find-submissions.ts';
 import { readReplayHistory } from '../replay-history.ts';
@@ -22,7 +23,7 @@ export function showCommand(ctx: CliContext): Command {
     .addOption(jsonOption())
     .action(async (id: string, options: Options) => {
       const shown = await withQueue(ctx, async ({ queue, redis }) => {
-        const jobs = await findSubmissions(queue, redis, id);
+        const jobs = await findSubmissions(queue, redis, ctx.config().redis, id);
         return Promise.all(
           jobs.map(async (job) => {
             const [state, logs, history] = await Promise.all([
@@ -42,6 +43,7 @@ export function showCommand(ctx: CliContext): Command {
               attemptsInAll: history.attemptsBefore + job.attemptsMade,
               runs: history.replays + 1,
               errors: logs.logs.map(clean),
+              ...cvWhere(String(job.id), state, data),
               payload: options.reveal ? data : maskPii(data),
             };
           }),
@@ -67,6 +69,7 @@ export function showCommand(ctx: CliContext): Command {
           ['crm record', s.crmRecordId],
           ['request id', s.requestId],
           ['last error', s.lastError],
+          ['cv', s.cv],
         ] as const)
           if (value) print(ctx, `  ${label.padEnd(11)} ${value}`);
         if (s.errors.length) print(ctx, '  attempts that failed, and replays (the last 20, every run):');
@@ -75,4 +78,15 @@ export function showCommand(ctx: CliContext): Command {
         print(ctx, JSON.stringify(s.payload, null, 2).replace(/^/gm, '    '));
       }
     });
+}
+
+/**
+ * Where a careers application's CV is now: the worker copies the staged `incoming/cv/…` object to `cv/…`
+ * and deletes the staged one when it delivers, so a delivered application's CV is at its `cv/…` key.
+ */
+function cvWhere(submissionId: string, state: string, data: unknown): { cv?: string } {
+  const staged = (data as { stagedCv?: StagedCv } | undefined)?.stagedCv;
+  if (!staged) return {};
+  if (state === 'completed') return { cv: finalCvKey(submissionId, staged.contentType) };
+  return { cv: `${staged.key} (staged; at ${finalCvKey(submissionId, staged.contentType)} once delivered)` };
 }

@@ -1,0 +1,2 @@
+export * from './held-submissions.ts';
+export * from './review-held.ts';
