@@ -92,6 +92,11 @@ export function createApp(deps: GatewayDeps): Koa {
         metrics,
         timeoutMs: config.enqueueTimeoutMs,
         boardWrites: config.bullBoardWrites ? { auditKey: opsKeys(config.redis, config.queueName).audit } : undefined,
+        spamReview: {
+          keys: opsKeys(config.redis, config.queueName),
+          akismet: config.spam.akismet,
+          warn: (text) => logger.warn(text),
+        },
       }),
     );
   }

@@ -108,7 +108,7 @@ export function spamCommand(ctx: CliContext): Command {
   sub(
     withExitCodes(new Command('show'), {
       ok: 'shown',
-      failed: 'not in the quarantine (released, purged, expired or never caught), malformed, or Redis unreachable',
+      failed: 'nothing found for the id (neither held nor in the queue), a malformed entry, or Redis unreachable',
     })
       .description(
         'quarantined submissions, personal fields masked unless --reveal (audited); one released or delivered says so, with the label ops taught it',
@@ -132,7 +132,7 @@ export function spamCommand(ctx: CliContext): Command {
           );
           return ids.map((id, i) => ({ id, held: held.get(id), state: states[i]!, taught: taught.get(id) }));
         });
-        if (found.every((f) => !f.held?.payload)) process.exitCode = 1;
+        if (found.every((f) => !f.held?.payload && !f.state) || found.some((f) => f.held?.malformed)) process.exitCode = 1;
         const shown = found.map(({ id, held, state, taught }) => {
           if (!held) return { id, found: false, state, ...(taught ? { taught } : {}) };
           if (held.malformed) return { id, found: true, malformed: held.malformed };
