@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HONEYPOT_FIELD, opsKeys } from '@forms/schemas';
-import { afterAll, beforeAll, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { sendJson } from '../support/http.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { validBody } from '../support/valid-bodies.ts';

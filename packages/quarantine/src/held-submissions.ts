@@ -140,7 +140,8 @@ export async function listHeld(redis: QuarantineRedis, keys: QuarantineKeys, que
 
 function matches(judgement: SpamJudgement | undefined, { layer, reason }: HeldQuery): boolean {
   return (judgement?.reasons ?? []).some(
-    (r) => (layer === undefined || r.layer === layer) && (!reason || reason === r.code || reason === `${r.layer}:${r.code}`),
+    (r) =>
+      (layer === undefined || r.layer === layer) && (!reason || reason === r.code || reason === `${r.layer}:${r.code}`),
   );
 }
 

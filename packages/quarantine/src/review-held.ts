@@ -29,10 +29,20 @@ export type ReviewDeps = {
 };
 
 function audit(deps: ReviewDeps, action: Omit<OpsAction, 'actor'>) {
-  return recordOpsAction(deps.redis, deps.keys.audit, { actor: deps.actor, ...action }, { maxEntries: AUDIT_MAX_ENTRIES });
+  return recordOpsAction(
+    deps.redis,
+    deps.keys.audit,
+    { actor: deps.actor, ...action },
+    { maxEntries: AUDIT_MAX_ENTRIES },
+  );
 }
 
-export type Released = { released: string[]; alreadyReleased: string[]; missing: string[]; malformed: Record<string, string> };
+export type Released = {
+  released: string[];
+  alreadyReleased: string[];
+  missing: string[];
+  malformed: Record<string, string>;
+};
 
 /**
  * Queues held submissions for the CRM under their own ids (BullMQ keeps one job per id: a second release, or
@@ -62,11 +72,16 @@ export async function releaseHeld(deps: ReviewDeps, ids: string[]): Promise<Rele
   );
   const alreadyReleased: string[] = [];
   const missing: string[] = [];
-  for (const id of ids.filter((id) => !held.has(id))) ((await deps.queue.getJob(id)) ? alreadyReleased : missing).push(id);
+  for (const id of ids.filter((id) => !held.has(id)))
+    ((await deps.queue.getJob(id)) ? alreadyReleased : missing).push(id);
   await audited.complete({
     outcome: 'ok',
     count: released.length,
-    detail: { alreadyReleased: alreadyReleased.length, missing: missing.length, malformed: Object.keys(malformed).length },
+    detail: {
+      alreadyReleased: alreadyReleased.length,
+      missing: missing.length,
+      malformed: Object.keys(malformed).length,
+    },
   });
   return { released, alreadyReleased, missing, malformed };
 }
@@ -152,7 +167,13 @@ export async function teachSubmission(
 ): Promise<boolean> {
   const emailField = endpointFor(payload.kind).emailField;
   const texts = freeTexts(payload.data, emailField);
-  const changed = await trainSpamModel(deps.redis, deps.keys.spamModel, payload.submissionId, label, spamFeatures(texts));
+  const changed = await trainSpamModel(
+    deps.redis,
+    deps.keys.spamModel,
+    payload.submissionId,
+    label,
+    spamFeatures(texts),
+  );
   if (changed && deps.akismet && judgement?.client) {
     const told = await akismetCall(deps.akismet, label === 'spam' ? 'submit-spam' : 'submit-ham', {
       ...judgement.client,

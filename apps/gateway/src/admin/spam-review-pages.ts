@@ -9,7 +9,7 @@ import { SPAM_LAYERS, type SpamJudgement, type SpamLayer } from '@forms/schemas'
  * masked, except on the reveal page a person asked for (audited).
  */
 
-export const LAYER_WORDS: Record<SpamLayer, string> = {
+const LAYER_WORDS: Record<SpamLayer, string> = {
   honeypot: 'Hidden field filled',
   rules: 'Rules',
   filter: 'Content filter',
@@ -41,7 +41,7 @@ caption{text-align:left;font-weight:bold;padding:.5rem 0}.vh{position:absolute;w
 fieldset{margin:.5rem 0}button{margin:.1rem}pre{white-space:pre-wrap;margin:0;font-size:.9em}
 .notice{border:2px solid #05631f;padding:.5rem}a{color:#0645ad}:focus{outline:3px solid #b35900}`;
 
-export function page(title: string, main: string): string {
+function page(title: string, main: string): string {
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
@@ -54,16 +54,16 @@ ${main}
 `;
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** "Rules: link bot (3 links)": a reason as a person reads it; the detail is configuration or a score. */
-export function reasonInWords(r: SpamJudgement['reasons'][number]): string {
+function reasonInWords(r: SpamJudgement['reasons'][number]): string {
   return `${LAYER_WORDS[r.layer]}: ${r.code.replace(/[-_]+/g, ' ')}${r.detail ? ` (${r.detail})` : ''}`;
 }
 
-export function ageInWords(ms: number): string {
+function ageInWords(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 90) return `${s} s`;
   if (s < 5400) return `${Math.round(s / 60)} min`;

@@ -1,13 +1,6 @@
-import type Router from '@koa/router';
-import {
-  listHeld,
-  markSubmissions,
-  purgeHeld,
-  type ReviewDeps,
-  releaseHeld,
-  revealHeld,
-} from '@forms/quarantine';
+import { listHeld, markSubmissions, purgeHeld, type ReviewDeps, releaseHeld, revealHeld } from '@forms/quarantine';
 import { SPAM_LAYERS, type SpamLayer } from '@forms/schemas';
+import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError } from '../errors.ts';
 import { readBody } from '../middleware/read-body.ts';
@@ -20,7 +13,7 @@ const PAGE_ROWS = 50;
 const FORM_LIMIT = 64 * 1024;
 const ID = /^[\w-]{1,80}$/;
 /** Who the audit trail names for the page's actions (docs/privacy.md#the-audit-trail). */
-export const ADMIN_PAGE_ACTOR = 'admin-page';
+const ADMIN_PAGE_ACTOR = 'admin-page';
 
 export type SpamReviewDeps = Omit<ReviewDeps, 'actor' | 'warn'> & {
   timeoutMs: number;
@@ -116,7 +109,9 @@ function backToList(ctx: Context, notice: string) {
 
 async function readForm(ctx: Context): Promise<URLSearchParams> {
   if (!ctx.is('application/x-www-form-urlencoded'))
-    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', { detail: 'Send the form as application/x-www-form-urlencoded, as the page does' });
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
+      detail: 'Send the form as application/x-www-form-urlencoded, as the page does',
+    });
   return new URLSearchParams((await readBody(ctx.req, { limit: FORM_LIMIT })).toString('utf8'));
 }
 
@@ -125,7 +120,10 @@ function readFilter(ctx: Context): { layer?: SpamLayer; reason?: string; age: Ag
   if (layer !== undefined && layer !== '' && !SPAM_LAYERS.includes(layer as SpamLayer))
     throw new ApiError('INVALID_FIELD', { field: 'layer', detail: `must be one of ${SPAM_LAYERS.join(', ')}` });
   if (age !== undefined && age !== '' && !(typeof age === 'string' && age in AGE_WINDOWS))
-    throw new ApiError('INVALID_FIELD', { field: 'age', detail: `must be one of ${Object.keys(AGE_WINDOWS).join(', ')}` });
+    throw new ApiError('INVALID_FIELD', {
+      field: 'age',
+      detail: `must be one of ${Object.keys(AGE_WINDOWS).join(', ')}`,
+    });
   if (reason !== undefined && (typeof reason !== 'string' || reason.length > 80))
     throw new ApiError('INVALID_FIELD', { field: 'reason', detail: 'must be one reason code, at most 80 characters' });
   return {

@@ -6,8 +6,8 @@ import {
   purgeHeld,
   quarantineKeys,
   type ReviewDeps,
-  reasonLabel,
   readHeld,
+  reasonLabel,
   releaseHeld,
   revealHeld,
   taughtLabels,
@@ -50,7 +50,9 @@ export function spamCommand(ctx: CliContext): Command {
 
   sub(
     withExitCodes(new Command('list'), { ok: 'listed, an empty quarantine included', failed: 'Redis unreachable' })
-      .description('quarantined submissions, newest first: id, kind, age, reasons, the mark ops left (no personal data)')
+      .description(
+        'quarantined submissions, newest first: id, kind, age, reasons, the mark ops left (no personal data)',
+      )
       .option('--limit <n>', 'list at most this many', positiveInt, 1000)
       .addOption(jsonOption())
       .action(async (options: { json?: boolean; limit: number }) => {
@@ -60,7 +62,11 @@ export function spamCommand(ctx: CliContext): Command {
           const held: (HeldSubmission & { heldAt: number })[] = [];
           let total = 0;
           for (let offset: number | undefined = 0; offset !== undefined && held.length < options.limit; ) {
-            const page = await listHeld(redis, keys, { offset, limit: Math.min(PAGE, options.limit - held.length), now });
+            const page = await listHeld(redis, keys, {
+              offset,
+              limit: Math.min(PAGE, options.limit - held.length),
+              now,
+            });
             total = page.total;
             held.push(...page.rows);
             offset = page.next;
@@ -128,11 +134,14 @@ export function spamCommand(ctx: CliContext): Command {
             : await readHeld(open.redis, reviewDeps(ctx, open).keys, ids);
           const taught = await taughtLabels(open.redis, ctx.config().keys.spamModel, ids);
           const states = await Promise.all(
-            ids.map(async (id) => (held.has(id) ? 'held' : ((await (await open.queue.getJob(id))?.getState()) ?? null))),
+            ids.map(async (id) =>
+              held.has(id) ? 'held' : ((await (await open.queue.getJob(id))?.getState()) ?? null),
+            ),
           );
           return ids.map((id, i) => ({ id, held: held.get(id), state: states[i]!, taught: taught.get(id) }));
         });
-        if (found.every((f) => !f.held?.payload && !f.state) || found.some((f) => f.held?.malformed)) process.exitCode = 1;
+        if (found.every((f) => !f.held?.payload && !f.state) || found.some((f) => f.held?.malformed))
+          process.exitCode = 1;
         const shown = found.map(({ id, held, state, taught }) => {
           if (!held) return { id, found: false, state, ...(taught ? { taught } : {}) };
           if (held.malformed) return { id, found: true, malformed: held.malformed };
@@ -157,7 +166,9 @@ export function spamCommand(ctx: CliContext): Command {
             continue;
           }
           const { payload } = held;
-          const { data, judgement } = options.reveal ? { data: payload.data, judgement: held.judgement } : maskHeld(held);
+          const { data, judgement } = options.reveal
+            ? { data: payload.data, judgement: held.judgement }
+            : maskHeld(held);
           print(ctx, `${id}  ${payload.kind}  accepted ${payload.acceptedAt}  recordId ${payload.recordId}`);
           if (judgement?.reviewed)
             print(ctx, `  ${markText(judgement.reviewed)} (still held: \`ops spam release ${id}\` delivers it)`);

@@ -1,8 +1,8 @@
-import { findHeld, removeHeld } from '@forms/quarantine';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { ObjectStorage } from '@forms/object-storage';
 import { scrubPii } from '@forms/observability';
+import { findHeld, removeHeld } from '@forms/quarantine';
 import { recordOpsAction } from '@forms/runtime';
 import {
   AUDIT_MAX_ENTRIES,
