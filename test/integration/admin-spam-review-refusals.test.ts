@@ -46,12 +46,13 @@ it('without the token, or with a wrong one, every spam route answers 401 with a 
 });
 
 it("another site's form post is refused with the browser's credentials attached: nothing purged, nothing audited", async () => {
-  for (const headers of [
+  const crossSite: Record<string, string>[] = [
     { origin: 'https://evil.example' },
     { origin: 'null' },
     { 'sec-fetch-site': 'cross-site' },
     { 'sec-fetch-site': 'same-site', origin: 'https://sub.forms.example' },
-  ]) {
+  ];
+  for (const headers of crossSite) {
     const res = await post('/admin/spam/purge', { id: held, confirm: 'yes' }, { ...basic(TOKEN), ...headers });
     expect(res.status, JSON.stringify(headers)).toBe(403);
     expect(await res.json()).toMatchObject({ error: 'FORBIDDEN_ORIGIN' });
