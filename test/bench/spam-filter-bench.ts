@@ -10,7 +10,7 @@
  * Each folder is split by a hash of the message id: four fifths build a model, the other fifth is scored
  * against it (so the figures are on mail the model did not learn from), at the threshold in use
  * (SPAM_FILTER_THRESHOLD's default) and a few around it: spam caught, ham kept. Then the cost per
- * submission: features + score, and the whole in-memory judge (honeypot, rules, filter), per message; and what
+ * submission: features + score, and the whole in-memory judge (rules, filter), per message; and what
  * a challenge adds when a form asks for one: a judge that calls a siteverify on loopback (the local stand-in
  * of test/support), per submission in this process's CPU and in wall time (the provider's own latency, tens
  * to hundreds of milliseconds over the internet, comes on top of the wall time and costs no CPU).
@@ -22,11 +22,17 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { LONG_MAX } from '@forms/schemas';
-import { readStoredModel, type SpamModel, type StoredSpamModel, scoreSpam, spamFeatures } from '@forms/spam-filter';
-import { loadConfig } from '../../apps/gateway/src/config.ts';
-import { DEFAULT_FILTER_THRESHOLD } from '../../apps/gateway/src/submissions/spam/content-filter.ts';
-import { createSpamJudge } from '../../apps/gateway/src/submissions/spam/judge-submission.ts';
-import { createSpamCounters } from '../../apps/gateway/src/submissions/spam/spam-counters.ts';
+import {
+  createSpamCounters,
+  readStoredModel,
+  type SpamModel,
+  type StoredSpamModel,
+  scoreSpam,
+  spamFeatures,
+} from '@forms/spam-filter';
+import { loadConfig } from '../../apps/worker/src/config.ts';
+import { DEFAULT_FILTER_THRESHOLD } from '../../apps/worker/src/spam/content-filter.ts';
+import { createSpamJudge } from '../../apps/worker/src/spam/judge-submission.ts';
 import { startSiteverify } from '../support/siteverify-server.ts';
 
 const require = createRequire(import.meta.url);
@@ -163,7 +169,6 @@ const held = (m: Message) =>
   (
     judge({
       kind: 'contact',
-      body: {},
       email: 'ada@acme.io',
       texts: ['Ada', m.text],
       ip: undefined,
@@ -180,11 +185,11 @@ console.log(
 started = performance.now();
 for (let r = 0; r < rounds; r++)
   for (const m of tuning)
-    judge({ kind: 'contact', body: {}, email: 'ada@acme.io', texts: ['Ada', m.text], ip: undefined, agent: undefined });
+    judge({ kind: 'contact', email: 'ada@acme.io', texts: ['Ada', m.text], ip: undefined, agent: undefined });
 const judgeUs = ((performance.now() - started) * 1000) / (rounds * tuning.length);
 const mean = Math.round(tuning.reduce((n, m) => n + m.text.length, 0) / tuning.length);
 console.log(
-  `cost per submission (mean message ${mean} characters): filter ${filterUs.toFixed(1)} µs, whole in-memory judge (honeypot, rules, filter) ${judgeUs.toFixed(1)} µs`,
+  `cost per submission (mean message ${mean} characters): filter ${filterUs.toFixed(1)} µs, whole in-memory judge (rules, filter) ${judgeUs.toFixed(1)} µs`,
 );
 
 // A challenge on: the same judge verifying a fresh token per submission at a loopback siteverify.
@@ -208,7 +213,7 @@ started = performance.now();
 for (const token of tokens)
   await challenged({
     kind: 'contact',
-    body: { 'cf-turnstile-response': token },
+    token: { field: 'cf-turnstile-response', value: token },
     email: 'ada@acme.io',
     texts: ['Ada', 'Hello'],
     ip: '192.0.2.1',

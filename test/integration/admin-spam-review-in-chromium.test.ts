@@ -48,7 +48,7 @@ async function holdFive(): Promise<{ id: string; email: string }[]> {
     });
     expect(res.status).toBe(200);
     // A signup's recordId is its submission id, the quarantine's id for it.
-    held.push({ id: ((await res.json()) as { recordId: string }).recordId, email: body.email });
+    held.push({ id: ((await res.json()) as { recordId: string }).recordId, email: String(body.email) });
   }
   return held;
 }
@@ -57,7 +57,7 @@ const rowsFor = async (id: string) =>
   (await pipeline.db.query<{ n: number }>('SELECT count(*)::int AS n FROM submissions WHERE id = $1', [id])).rows[0]!.n;
 
 async function modelCounts(ids: string[]) {
-  const key = opsKeys({ prefix: 'bull' }, pipeline.env.QUEUE_NAME!).spamModel;
+  const key = opsKeys({ prefix: 'bull' }, String(pipeline.env.QUEUE_NAME)).spamModel;
   const [spam, ham, ...labels] = await redis.hmget(key, 'docs:spam', 'docs:ham', ...ids.map((id) => `t:${id}`));
   return { spam: Number(spam ?? 0), ham: Number(ham ?? 0), labels };
 }

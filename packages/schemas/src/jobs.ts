@@ -1,4 +1,6 @@
 import * as v from 'valibot';
+import { type JudgeInputOnJob, JudgeInputSchema } from './judge-input.ts';
+import { type SpamJudgement, SpamJudgementSchema } from './spam-judgement.ts';
 import { SUBMISSION_ENDPOINTS, type SubmissionEndpoint, type SubmissionKind } from './submissions.ts';
 
 /** Longest X-Request-Id the gateway honours (and so carries in a job). */
@@ -19,6 +21,10 @@ function jobSchema<const K extends SubmissionKind, D extends v.GenericSchema>(ki
       v.pipe(v.string(), v.maxLength(REQUEST_ID_MAX_LENGTH), v.description("The gateway request's X-Request-Id")),
     ),
     data,
+    // Optional, so jobs queued before they existed still parse. `judge`: what the worker's judge needs, on a
+    // job not judged yet; `judgement`: the verdict of one judged and not held (without the client's address).
+    judge: v.optional(JudgeInputSchema),
+    judgement: v.optional(SpamJudgementSchema),
   });
 }
 
@@ -43,6 +49,8 @@ export type JobPayload<K extends SubmissionKind = SubmissionKind> = {
     acceptedAt: string;
     requestId?: string | undefined;
     data: JobData<P>;
+    judge?: JudgeInputOnJob | undefined;
+    judgement?: SpamJudgement | undefined;
   };
 }[K];
 export type JobCatalog = {

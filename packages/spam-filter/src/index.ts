@@ -2,6 +2,8 @@ export * from './akismet-call.ts';
 export * from './akismet-settings.ts';
 export * from './free-texts.ts';
 export * from './score-spam.ts';
+export * from './spam-counters.ts';
 export * from './spam-features.ts';
 export * from './starting-spam-model.ts';
 export * from './train-spam-model.ts';
+export * from './work-email.ts';

@@ -1,5 +1,5 @@
 import type { SpamReason } from '@forms/schemas';
-import { isDisposableEmail } from '../work-email.ts';
+import { isDisposableEmail } from '@forms/spam-filter';
 import type { SpamRules } from './spam-settings.ts';
 
 // A link as spam carries it: a scheme, a `www.` host, or a BBCode/HTML link (counted once per opening).
