@@ -169,5 +169,5 @@ describe.each([
     const listed = await runOps(['spam', 'list', '--json'], pipeline.env);
     const row = listed.json.submissions.find((s: { id: string }) => s.id === marked);
     expect(row.reviewed).toMatchObject({ label: 'spam', by: 'admin-page' });
-  });
+  }, 120_000); // a browser walk of five pages, four ops runs and a delivery: seconds each on a busy machine
 });

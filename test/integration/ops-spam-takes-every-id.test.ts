@@ -34,7 +34,7 @@ it('spam mark and spam show take a delivered contact by its recordId (con_…)',
   const sent = await contact();
   expect(sent.recordId).toMatch(/^con_/);
   await eventually(
-    async () => (await pipeline.db.query('SELECT 1 FROM contacts WHERE id = $1', [sent.recordId])).rowCount === 1,
+    async () => (await pipeline.db.query('SELECT 1 FROM contacts WHERE id = $1', [sent.recordId])).rows.length === 1,
   );
   const marked = await runOps(['spam', 'mark', sent.recordId, '--json'], pipeline.env);
   expect(marked.code, marked.stdout + marked.stderr).toBe(0);
