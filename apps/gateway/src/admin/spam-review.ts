@@ -12,7 +12,7 @@ const PAGE_ROWS = 50;
 /** A form post of the page is a few ids (a page's worth at most): far below this. */
 const FORM_LIMIT = 64 * 1024;
 const ID = /^[\w-]{1,80}$/;
-/** Who the audit trail names for the page's actions (docs/privacy.md#the-audit-trail). */
+/** Who the audit trail names for the page's actions (docs/operations.md#audit-trail). */
 const ADMIN_PAGE_ACTOR = 'admin-page';
 
 export type SpamReviewDeps = Omit<ReviewDeps, 'actor' | 'warn'> & {
