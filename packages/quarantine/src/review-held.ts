@@ -92,6 +92,8 @@ export type Marked = {
   missing: string[];
   /** Of those taught (now or before), the ones still held: marking never releases (release does). */
   held: string[];
+  /** Of those taught, the ones read from a completed job: delivered, so their CRM records are the caller's to mark. */
+  delivered: string[];
 };
 
 /**
@@ -102,7 +104,7 @@ export type Marked = {
 export async function markSubmissions(deps: ReviewDeps, ids: string[], label: 'spam' | 'ham'): Promise<Marked> {
   const held = await readHeld(deps.redis, deps.keys, ids);
   const audited = await audit(deps, { action: 'spam mark', filter: { ids, label }, jobIds: ids });
-  const result: Marked = { taught: [], already: [], missing: [], held: [] };
+  const result: Marked = { taught: [], already: [], missing: [], held: [], delivered: [] };
   for (const id of ids) {
     const entry = held.get(id);
     let payload = entry?.payload;
@@ -110,6 +112,7 @@ export async function markSubmissions(deps: ReviewDeps, ids: string[], label: 's
       const job = await deps.queue.getJob(id);
       const read = job ? parseJobPayload(JSON.stringify(job.data)) : undefined;
       payload = read && 'payload' in read ? read.payload : undefined;
+      if (payload && (await job!.isCompleted())) result.delivered.push(id);
     }
     if (!payload) {
       result.missing.push(id);
