@@ -10,7 +10,8 @@
  * 2. side by side, BENCH_ROUNDS times (default 2), alternating: autocannon on POST /api/contact (50
  *    connections, BENCH_SECONDS each, default 10) alone, then the same while a loop fetches the review page
  *    (first, deep and narrowed pages in turn, one at a time, as fast as they answer): 2xx/s, p50/p99 of the
- *    acks, and the ratios with the page ÷ without. autocannon, the page loop, the gateway and Redis share the
+ *    acks, and the ratios with the page ÷ without; then the same pair at a fixed BENCH_RATE req/s (default
+ *    200, well under what the machine takes), where the ack latency says whether the page holds acks up. autocannon, the page loop, the gateway and Redis share the
  *    machine's cores, as in every bench here: read the ratios, not the absolute figures.
  * Traffic goes only to 127.0.0.1; everything started is stopped at the end.
  */
@@ -28,6 +29,7 @@ const HELD = 10_000;
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const pageFetches = Number(process.env.BENCH_PAGE_FETCHES ?? 50);
+const fixedRate = Number(process.env.BENCH_RATE ?? 200);
 const TOKEN = 'bench-admin-token-0123456789abcdef';
 const QUEUE = 'forms-spam-review-bench';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -88,29 +90,31 @@ try {
     console.log(`${path.padEnd(28)} ${summary(times)}`);
   }
 
-  const rows: { round: number; alone: Result; browsed: Result; pages: number; pageMs: number[] }[] = [];
+  const rows: { round: number; mode: string; alone: Result; browsed: Result; pages: number; pageMs: number[] }[] = [];
   for (let round = 1; round <= rounds; round++) {
-    const alone = await acks(url);
-    let browsing = true;
-    const pageMs: number[] = [];
-    const loop = (async () => {
-      for (let i = 0; browsing; i++) {
-        const t = performance.now();
-        const res = await fetch(`${url}${PAGES[i % PAGES.length]}`, { headers: auth });
-        await res.text();
-        if (res.status !== 200) throw new Error(`the page answered ${res.status} under load`);
-        pageMs.push(performance.now() - t);
-      }
-    })();
-    const browsed = await acks(url);
-    browsing = false;
-    await loop;
-    rows.push({ round, alone, browsed, pages: pageMs.length, pageMs });
+    for (const rate of [undefined, fixedRate]) {
+      const alone = await acks(url, rate);
+      let browsing = true;
+      const pageMs: number[] = [];
+      const loop = (async () => {
+        for (let i = 0; browsing; i++) {
+          const t = performance.now();
+          const res = await fetch(`${url}${PAGES[i % PAGES.length]}`, { headers: auth });
+          await res.text();
+          if (res.status !== 200) throw new Error(`the page answered ${res.status} under load`);
+          pageMs.push(performance.now() - t);
+        }
+      })();
+      const browsed = await acks(url, rate);
+      browsing = false;
+      await loop;
+      rows.push({ round, mode: rate ? `${rate} req/s` : 'saturated', alone, browsed, pages: pageMs.length, pageMs });
+    }
   }
   console.log('\nacks of POST /api/contact, 50 connections, alone and while the review page is fetched in a loop');
   for (const r of rows) {
     console.log(
-      `round ${r.round}: alone ${fmt(r.alone)} | browsed ${fmt(r.browsed)} | ratio 2xx/s ${(r.browsed.rate / r.alone.rate).toFixed(3)}, p99 ${(r.browsed.p99 / r.alone.p99).toFixed(2)} | pages fetched ${r.pages} (${summary(r.pageMs)})`,
+      `round ${r.round} ${r.mode}: alone ${fmt(r.alone)} | browsed ${fmt(r.browsed)} | ratio 2xx/s ${(r.browsed.rate / r.alone.rate).toFixed(3)}, p50 ${(r.browsed.p50 / r.alone.p50).toFixed(2)}, p99 ${(r.browsed.p99 / r.alone.p99).toFixed(2)} | pages fetched ${r.pages} (${summary(r.pageMs)})`,
     );
   }
 } finally {
@@ -122,11 +126,12 @@ try {
 
 type Result = { rate: number; p50: number; p99: number; non2xx: number };
 
-async function acks(url: string): Promise<Result> {
+async function acks(url: string, rate: number | undefined): Promise<Result> {
   const result = await autocannon({
     url,
     connections: 50,
     duration: seconds,
+    ...(rate ? { overallRate: rate } : {}),
     requests: [benchRequest('contact', `review-${Date.now()}`)],
   });
   return {

@@ -42,7 +42,7 @@ it('spam mark and spam show take a delivered contact by its recordId (con_…)',
   const shown = await runOps(['spam', 'show', sent.recordId], pipeline.env);
   expect(shown.code, shown.stdout + shown.stderr).toBe(0);
   expect(shown.stdout).toMatch(/^sub_\w+ {2}not held: completed in the queue .*; taught as spam$/m);
-});
+}, 60_000); // a delivery and two ops processes
 
 it('a held contact is found by its recordId and by its Idempotency-Key; once marked, list and show say so', async () => {
   const held = await contact({ [HONEYPOT_FIELD]: 'x' });
@@ -69,4 +69,4 @@ it('a held contact is found by its recordId and by its Idempotency-Key; once mar
   const shown = await runOps(['spam', 'show', id], pipeline.env);
   expect(shown.stdout).toContain('reviewed: marked ham by id-test');
   expect(shown.stdout).toContain(`still held: \`ops spam release ${id}\` delivers it`);
-});
+}, 90_000); // six ops processes, a few seconds each on a busy machine

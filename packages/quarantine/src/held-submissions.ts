@@ -123,12 +123,14 @@ export async function listHeld(redis: QuarantineRedis, keys: QuarantineKeys, que
       ids.push(flat[i]!);
       heldAt.set(flat[i]!, Number(flat[i + 1]));
     }
-    const held = await readHeld(redis, keys, ids);
+    // Narrowed, the reasons are read first and only the matches' payloads: a scan reads no payload it drops.
+    const wanted = narrowed ? await matching(redis, keys, ids, query) : ids;
+    const held = await readHeld(redis, keys, wanted.slice(0, query.limit - rows.length));
     let used = 0;
     for (const id of ids) {
       used++;
       const entry = held.get(id);
-      if (!entry || (narrowed && !matches(entry.judgement, query))) continue;
+      if (!entry) continue;
       rows.push({ ...entry, heldAt: heldAt.get(id)! });
       if (rows.length === query.limit) break;
     }
@@ -136,6 +138,12 @@ export async function listHeld(redis: QuarantineRedis, keys: QuarantineKeys, que
     scanned += used;
   }
   return { total, rows, ...(position < total ? { next: position } : {}) };
+}
+
+/** Of `ids`, in order, those whose kept reasons match the query's layer and reason. */
+async function matching(redis: QuarantineRedis, keys: QuarantineKeys, ids: string[], query: HeldQuery) {
+  const reasons = await redis.hmget(keys.spamReasons, ...ids);
+  return ids.filter((_, i) => matches(parseJudgement(reasons[i]), query));
 }
 
 function matches(judgement: SpamJudgement | undefined, { layer, reason }: HeldQuery): boolean {
