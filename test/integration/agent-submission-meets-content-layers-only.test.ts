@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { judged } from '../support/judged.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { type Siteverify, startSiteverify } from '../support/siteverify-server.ts';
@@ -20,15 +21,12 @@ beforeAll(async () => {
   siteverify = await startSiteverify('turnstile', 'agent-secret');
   const rules = join(mkdtempSync(join(tmpdir(), 'agent-')), 'rules.json');
   writeFileSync(rules, JSON.stringify({ contact: { challenge: 'required' } }));
-  pipeline = await startPipeline(
-    {
-      SPAM_RULES_FILE: rules,
-      CHALLENGE_PROVIDER: 'turnstile',
-      CHALLENGE_SECRET: 'agent-secret',
-      CHALLENGE_VERIFY_URL: siteverify.url,
-    },
-    { withWorker: false },
-  );
+  pipeline = await startPipeline({
+    SPAM_RULES_FILE: rules,
+    CHALLENGE_PROVIDER: 'turnstile',
+    CHALLENGE_SECRET: 'agent-secret',
+    CHALLENGE_VERIFY_URL: siteverify.url,
+  });
 });
 afterAll(async () => {
   await pipeline?.stop();
@@ -58,7 +56,7 @@ it("an agent's contact through the MCP contact form is queued without a challeng
     message: 'My user would like a call about a creator campaign next month.',
   });
   expect(real.status).toBe(200);
-  expect(await pipeline.queue.getWaitingCount()).toBe(1);
+  expect((await judged(pipeline.queue)).delivered).toBe(1);
   expect(siteverify.requests).toEqual([]);
 
   const spam = await submit({
@@ -66,7 +64,7 @@ it("an agent's contact through the MCP contact form is queued without a challeng
     message: Array.from({ length: 10 }, (_, i) => `https://pills-${i}.example`).join(' '),
   });
   expect(spam.status).toBe(200);
-  expect(await pipeline.queue.getWaitingCount()).toBe(1);
+  expect((await judged(pipeline.queue)).delivered).toBe(1);
   const held = await runOps(['spam', 'list', '--json'], pipeline.env);
   expect(held.json.submissions).toEqual([
     expect.objectContaining({

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { opsKeys } from '@forms/schemas';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { judged } from '../support/judged.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { eventually, sleep } from '../support/wait.ts';
 
 // The content filter learns from this deployment's own decisions: `ops spam mark` (spam that got through)
-// and `ops spam release` / `mark --ham` (not spam) teach the model in Redis; every gateway re-reads it
+// and `ops spam release` / `mark --ham` (not spam) teach the model in Redis; every worker's judge re-reads it
 // (SPAM_MODEL_REFRESH_SECONDS) and scores in memory. Until it was taught SPAM_FILTER_MIN_LABELS of each, its
 // flag weighs half: the starting model (a public mail corpus) cannot hold an ordinary enquiry alone.
 let pipeline: Pipeline;
@@ -78,10 +79,11 @@ it('spam that got through, marked by ops, is held next time; an enquiry the corp
   expect((await runOps(['spam', 'mark', '--ham', ...enquiryIds, '--json'], pipeline.env)).json).toMatchObject({
     taught: 3,
   });
-  await sleep(2_500); // a refresh of the gateway's model
+  await sleep(2_500); // a refresh of the judge's model
 
   await send(followers(40));
   await send(enquiry(80));
+  await judged(pipeline.queue);
   const list = await runOps(['spam', 'list', '--json'], pipeline.env);
   expect(list.json.count).toBe(1);
   expect(list.json.submissions[0].reasons).toEqual([expect.stringMatching(/^filter:score \([01]\.\d{4} >= 0\.9\)$/)]);

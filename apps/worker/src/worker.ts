@@ -83,6 +83,11 @@ export function createWorker({
     },
   );
   observeJobs(worker, { redis: connection, queueName: config.queueName, metrics, logger });
+  // A held job leaves the queue once complete, as when the gateway held it: the quarantine keeps it, and
+  // `ops spam release` adds it again under the same id (an add is a no-op while a job of that id exists).
+  worker.on('completed', (job, result: { held?: boolean } | undefined) => {
+    if (result?.held) job.remove().catch((err) => logger.warn({ err, jobId: job.id }, 'held job not removed'));
+  });
   worker.on('error', (err) => logger.error({ err }, 'worker error'));
   worker.on('closed', () => connection.disconnect());
   return worker;

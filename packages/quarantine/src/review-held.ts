@@ -58,6 +58,10 @@ export async function releaseHeld(deps: ReviewDeps, ids: string[]): Promise<Rele
   try {
     for (const id of found) {
       const { payload, judgement } = held.get(id)!;
+      // A job the worker's judge held stays in the queue, completed, until the worker removes it: an add under
+      // its id would be a no-op, so it goes first (a job that delivered is never one that held).
+      const before = await deps.queue.getJob(payload!.submissionId);
+      if ((before?.returnvalue as { held?: boolean } | null | undefined)?.held) await before!.remove().catch(() => {});
       await deps.queue.add(jobNameFor(payload!.kind), payload!, { ...JOB_OPTIONS, jobId: payload!.submissionId });
       await removeHeld(deps.redis, deps.keys, [id]);
       released.push(id);

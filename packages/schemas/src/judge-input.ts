@@ -11,7 +11,7 @@ export type ChallengeProvider = keyof typeof CHALLENGE_TOKEN_FIELDS;
 /**
  * What the worker's judge needs beside the submission itself (whose email and free text it reads from the
  * job's data), carried on a job the gateway queued unjudged: the request's facts that validation drops. The
- * worker drops it from the job with its verdict (docs/privacy.md#the-judge-inputs): it never reaches a CRM
+ * worker drops it from the job with its verdict (docs/privacy.md#the-judge-inputs-on-a-job): it never reaches a CRM
  * or a log. A job without it was judged already (by a gateway of the release before, or by an earlier attempt).
  */
 export const JudgeInputSchema = v.object({

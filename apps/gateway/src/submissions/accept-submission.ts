@@ -173,9 +173,10 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     const token = challengeToken(req.body);
     payload.judge = {
       ...(token ? { token } : {}),
-      ...(req.ip ? { ip: req.ip } : {}),
-      ...(req.userAgent ? { userAgent: req.userAgent } : {}),
-      ...(req.agent ? { agent: req.agent } : {}),
+      // Cut to the bounds JudgeInputSchema sets, so the worker's parse never fails a job for a long header.
+      ...(req.ip ? { ip: req.ip.slice(0, 64) } : {}),
+      ...(req.userAgent ? { userAgent: req.userAgent.slice(0, 1024) } : {}),
+      ...(req.agent ? { agent: req.agent.slice(0, 128) } : {}),
     };
     const started = performance.now();
     await deps.enqueue(payload);
