@@ -156,6 +156,7 @@ function summary(ms: number[]): string {
 function heldOne(i: number): [JobPayload, Parameters<ReturnType<typeof createQuarantine>>[1]] {
   const submissionId = `sub_bench${String(i).padStart(21, '0')}`;
   const payload = {
+    v: 1,
     kind: 'contact',
     submissionId,
     recordId: `con_bench${String(i).padStart(21, '0')}`,
