@@ -88,6 +88,12 @@ export function createApp(deps: GatewayDeps): Koa {
         metrics,
         timeoutMs: config.enqueueTimeoutMs,
         boardWrites: config.bullBoardWrites ? { auditKey: opsKeys(config.redis, config.queueName).audit } : undefined,
+        spamReview: {
+          keys: opsKeys(config.redis, config.queueName),
+          // Akismet's key is the worker's (it judges); the page teaches the shared filter, `ops spam` tells Akismet too.
+          akismet: undefined,
+          warn: (text) => logger.warn(text),
+        },
       }),
     );
   }
