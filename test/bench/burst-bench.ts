@@ -12,7 +12,9 @@
  * 3. A worker (`--concurrency` jobs at once) drains the rest into the Postgres store (DATABASE_URL, else
  *    PGlite), timed from the worker being ready to the last job. Then the same whole backlog, copied into
  *    a queue of its own each time, drained by: BullMQ alone (a worker whose processor does nothing, in
- *    this process, at the same concurrency: BullMQ's own cost per job, the bound of any CRM); PGlite, when
+ *    this process, at the same concurrency: BullMQ's own cost per job, the bound of any CRM); our worker with
+ *    every spam layer off (SPAM_FILTER=off, rules that hold nothing), beside the first drain's judge on
+ *    its defaults, as a ratio of their rates and CPU per job; PGlite, when
  *    DATABASE_URL is set; and, with `BENCH_AGAINST=<another installed checkout>`, that checkout's worker
  *    into a fresh database of the same kind (before and after, in one run). Each as jobs/s and as a share of
  *    the acknowledgement rate, with the CPU its worker process spent per job (and, for a PostgreSQL on this
@@ -21,7 +23,9 @@
  *    they are exactly the job ids Redis held after the burst; each copy's store holds exactly its ids.
  * Everything on 127.0.0.1, each step bounded in time.
  */
-import { resolve } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startRedisServer } from '@forms/local-services';
 import autocannon from 'autocannon';
@@ -245,6 +249,28 @@ try {
     return { cpuUs: cpu, stop: () => worker.close() };
   });
   console.log(line('BullMQ alone (a processor that does nothing, same concurrency, same backlog)', bare, ackRate));
+  // The judge's cost: the same backlog drained with every spam layer off, into a store of the same kind.
+  const layersOff = join(mkdtempSync(join(tmpdir(), 'burst-')), 'rules.json');
+  writeFileSync(layersOff, JSON.stringify({ '*': { disposableDomains: false, maxLinks: 1e9, suspectLinks: 1e9 } }));
+  const offStore = await openTestDatabase({ shareable: true });
+  stores.push(offStore);
+  const offQueue = await copyBacklog('burst-judge-off', backlog);
+  copies.push({ name: 'every spam layer off', store: offStore, queue: offQueue });
+  const off = await drain(
+    offQueue,
+    () =>
+      workerProcess({
+        ...offStore.workerEnv,
+        QUEUE_NAME: 'burst-judge-off',
+        SPAM_FILTER: 'off',
+        SPAM_RULES_FILE: layersOff,
+      }),
+    offStore.workerEnv.DATABASE_URL,
+  );
+  console.log(line(`every spam layer off, ${storeKind}, same backlog`, off, ackRate));
+  console.log(
+    `judge on its defaults ÷ every layer off: jobs/s ${(ours.jobs / ours.seconds / (off.jobs / off.seconds)).toFixed(3)}, worker CPU per job ${(ours.cpuUsPerJob / off.cpuUsPerJob).toFixed(3)}`,
+  );
   if (against) {
     const againstStore = await openTestDatabase({ shareable: true });
     stores.push(againstStore);

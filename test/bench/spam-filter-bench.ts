@@ -26,6 +26,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { LONG_MAX } from '@forms/schemas';
 import {
+  createSpamCounters,
   filterFlag,
   learnedHash,
   readStoredModel,
@@ -35,13 +36,9 @@ import {
   spamFeatures,
   withLearned,
 } from '@forms/spam-filter';
-import { loadConfig } from '../../apps/gateway/src/config.ts';
-import {
-  DEFAULT_FILTER_THRESHOLD,
-  DEFAULT_FILTER_UNSURE,
-} from '../../apps/gateway/src/submissions/spam/content-filter.ts';
-import { createSpamJudge, type JudgeInput } from '../../apps/gateway/src/submissions/spam/judge-submission.ts';
-import { createSpamCounters } from '../../apps/gateway/src/submissions/spam/spam-counters.ts';
+import { loadConfig } from '../../apps/worker/src/config.ts';
+import { DEFAULT_FILTER_THRESHOLD, DEFAULT_FILTER_UNSURE } from '../../apps/worker/src/spam/content-filter.ts';
+import { createSpamJudge, type JudgeInput } from '../../apps/worker/src/spam/judge-submission.ts';
 import { startSiteverify } from '../support/siteverify-server.ts';
 
 const require = createRequire(import.meta.url);
@@ -171,11 +168,8 @@ function defaultJudge(model: SpamModel) {
 /** A corpus message as a contact form: a name, the message, the sender's address. */
 const asContact = (m: Message): JudgeInput => ({
   kind: 'contact',
-  body: {},
   email: m.email,
   texts: ['Ada', m.text],
-  ip: undefined,
-  agent: undefined,
 });
 const isHeld = (judge: ReturnType<typeof defaultJudge>, m: Message) => (judge(asContact(m)) as { spam: boolean }).spam;
 
@@ -270,7 +264,7 @@ const typicalUs = cpuPerCall(() => {
 }, typical.length);
 const meanLength = (ms: Message[]) => Math.round(ms.reduce((n, m) => n + m.text.length, 0) / ms.length);
 console.log(
-  `cost per submission, CPU (mean message ${meanLength(sample)} characters): filter ${filterUs.toFixed(1)} µs, whole in-memory judge (honeypot, rules, filter) ${judgeUs.toFixed(1)} µs; cut to 600 (mean ${meanLength(typical)}): judge ${typicalUs.toFixed(1)} µs`,
+  `cost per submission, CPU (mean message ${meanLength(sample)} characters): filter ${filterUs.toFixed(1)} µs, whole in-memory judge (rules, filter) ${judgeUs.toFixed(1)} µs; cut to 600 (mean ${meanLength(typical)}): judge ${typicalUs.toFixed(1)} µs`,
 );
 
 // A challenge on: the same judge verifying a fresh token per submission at a loopback siteverify.
@@ -294,7 +288,7 @@ const started = performance.now();
 for (const token of tokens)
   await challenged({
     kind: 'contact',
-    body: { 'cf-turnstile-response': token },
+    token: { field: 'cf-turnstile-response', value: token },
     email: 'ada@acme.io',
     texts: ['Ada', 'Hello'],
     ip: '192.0.2.1',

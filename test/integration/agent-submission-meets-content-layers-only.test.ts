@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { judged } from '../support/judged.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { type Siteverify, startSiteverify } from '../support/siteverify-server.ts';
@@ -16,15 +17,12 @@ let pipeline: Pipeline;
 
 beforeAll(async () => {
   siteverify = await startSiteverify('turnstile', 'agent-secret');
-  pipeline = await startPipeline(
-    {
-      SPAM_RULES_FILE: spamRulesFile({ contact: { challenge: 'required', maxLinks: 8 } }),
-      CHALLENGE_PROVIDER: 'turnstile',
-      CHALLENGE_SECRET: 'agent-secret',
-      CHALLENGE_VERIFY_URL: siteverify.url,
-    },
-    { withWorker: false },
-  );
+  pipeline = await startPipeline({
+    SPAM_RULES_FILE: spamRulesFile({ contact: { challenge: 'required', maxLinks: 8 } }),
+    CHALLENGE_PROVIDER: 'turnstile',
+    CHALLENGE_SECRET: 'agent-secret',
+    CHALLENGE_VERIFY_URL: siteverify.url,
+  });
 });
 afterAll(async () => {
   await pipeline?.stop();
@@ -54,7 +52,7 @@ it("an agent's contact through the MCP contact form is queued without a challeng
     message: 'My user would like a call about a creator campaign next month.',
   });
   expect(real.status).toBe(200);
-  expect(await pipeline.queue.getWaitingCount()).toBe(1);
+  expect((await judged(pipeline.queue)).delivered).toBe(1);
   expect(siteverify.requests).toEqual([]);
 
   const spam = await submit({
@@ -62,7 +60,7 @@ it("an agent's contact through the MCP contact form is queued without a challeng
     message: Array.from({ length: 10 }, (_, i) => `https://pills-${i}.example`).join(' '),
   });
   expect(spam.status).toBe(200);
-  expect(await pipeline.queue.getWaitingCount()).toBe(1);
+  expect((await judged(pipeline.queue)).delivered).toBe(1);
   const held = await runOps(['spam', 'list', '--json'], pipeline.env);
   expect(held.json.submissions).toEqual([
     expect.objectContaining({

@@ -3,12 +3,13 @@ import { opsKeys } from '@forms/schemas';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { sendJsonFromFreshClient } from '../support/http.ts';
+import { judged } from '../support/judged.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { eventually, sleep } from '../support/wait.ts';
 
 // The content filter learns from this deployment's own decisions: `ops spam mark` (spam that got through)
-// and `ops spam release` / `mark --ham` (not spam) teach the model in Redis; every gateway re-reads it
+// and `ops spam release` / `mark --ham` (not spam) teach the model in Redis; every worker's judge re-reads it
 // (SPAM_MODEL_REFRESH_SECONDS) and scores in memory. Its flag holds alone from the start (its precision on the
 // corpus earns it), so an enquiry the corpus thinks spammy is held until ops release it, which teaches it.
 let pipeline: Pipeline;
@@ -70,6 +71,7 @@ it('spam that got through, marked by ops, is held next time; an enquiry the corp
 
   // Three enquiries the public corpus scores as spam (0.98): held untaught, released by ops (taught as ham).
   const enquiries = [await send(enquiry(50)), await send(enquiry(60)), await send(enquiry(70))];
+  await judged(pipeline.queue);
   const held = (await runOps(['spam', 'list', '--json'], pipeline.env)).json;
   expect(held.count).toBe(3);
   expect(held.submissions.map((s: { recordId: string }) => s.recordId).sort()).toEqual([...enquiries].sort());
@@ -79,10 +81,11 @@ it('spam that got through, marked by ops, is held next time; an enquiry the corp
   });
   await delivered(enquiries);
   expect(await redis.hget(model, 'docs:ham')).toBe('3');
-  await sleep(2.5 * REFRESH_SECONDS * 1000); // a refresh of the gateway's model, with room to spare
+  await sleep(2.5 * REFRESH_SECONDS * 1000); // a refresh of the judge's model, with room to spare
 
   await send(followers(40));
   await send(enquiry(80));
+  await judged(pipeline.queue);
   const list = await runOps(['spam', 'list', '--json'], pipeline.env);
   expect(list.json.count).toBe(1);
   expect(list.json.submissions[0].reasons).toEqual([expect.stringMatching(/^filter:score \([01]\.\d{4} >= 0\.9\)$/)]);

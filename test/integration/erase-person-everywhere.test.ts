@@ -287,6 +287,8 @@ describe.each([
       const webinar = await post(stores, '/api/partner-webinar', { workEmail: email, fullName: 'Ada Erase' });
       const webinarId = String(webinar.recordId);
       await stateIs(queue, webinarId, 'active');
+      // Judged (the worker's first step: its verdict replaces the judge inputs), so at its CRM write.
+      await eventually(async () => (await queue.getJob(webinarId))?.data.judgement !== undefined);
 
       // Queued behind a paused queue: a signup.
       await queue.pause();

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { createQuarantine } from '@forms/quarantine';
 import { JOB_OPTIONS, jobNameFor, opsKeys, toJobPayload } from '@forms/schemas';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { createQuarantine } from '../../apps/gateway/src/submissions/quarantine.ts';
 import { runOps } from '../support/ops-cli.ts';
 
 // Issue 54.1: ops ended with process.exit() right after printing, and Node drops what a pipe has not taken

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { type RunningSite, startSiteServer } from '@forms/example-site';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { judged } from '../support/judged.ts';
 import { launchChromium } from '../support/launch-chromium.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
@@ -15,8 +16,9 @@ import { spamRulesFile } from '../support/spam-rules-file.ts';
 // A person in headless Chromium submits the demo site's contact form through a `required` Turnstile
 // challenge: the widget (a local stand-in for the provider's script, its implicit rendering) puts a token
 // in the form's hidden `cf-turnstile-response` field, the form sends it with the rest through
-// @forms/client, the gateway verifies it at the local siteverify, and the submission is queued; a second
-// one gets a fresh token (the widget is reset: tokens are single use). A bot posting without one is held.
+// @forms/client, the gateway queues it with the token, the worker's judge verifies it at the local siteverify
+// and delivers it; a second one gets a fresh token (the widget is reset: tokens are single use). A bot posting
+// without one is held.
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let siteverify: Siteverify;
 let pipeline: Pipeline;
@@ -29,15 +31,12 @@ beforeAll(async () => {
     startSiteverify('turnstile', 'site-secret').then((s) => (siteverify = s)),
     launchChromium().then((b) => (browser = b)),
   ]);
-  pipeline = await startPipeline(
-    {
-      SPAM_RULES_FILE: spamRulesFile({ contact: { challenge: 'required' } }),
-      CHALLENGE_PROVIDER: 'turnstile',
-      CHALLENGE_SECRET: 'site-secret',
-      CHALLENGE_VERIFY_URL: siteverify.url,
-    },
-    { withWorker: false },
-  );
+  pipeline = await startPipeline({
+    SPAM_RULES_FILE: spamRulesFile({ contact: { challenge: 'required' } }),
+    CHALLENGE_PROVIDER: 'turnstile',
+    CHALLENGE_SECRET: 'site-secret',
+    CHALLENGE_VERIFY_URL: siteverify.url,
+  });
   site = await startSiteServer({
     apiUrl: pipeline.gateway.url,
     challenge: { provider: 'turnstile', scriptUrl: siteverify.widgetUrl, siteKey: '1x00000000000000000000AA' },
@@ -64,6 +63,7 @@ it('a person passes the challenge twice (a fresh token each time); a bot without
     await page.click('#contact button');
     await page.waitForFunction(() => document.querySelector('#contact .status')?.classList.contains('ok'));
     expect(await page.locator('#contact .status').textContent()).toMatch(/Thanks/);
+    await judged(pipeline.queue);
     expect(siteverify.requests.at(-1)).toMatchObject({ secret: 'site-secret', response: token });
     // The next round waits for the widget's fresh token.
     await page.waitForFunction(
@@ -73,7 +73,7 @@ it('a person passes the challenge twice (a fresh token each time); a bot without
       token,
     );
   }
-  expect(await pipeline.queue.getWaitingCount()).toBe(2);
+  expect((await judged(pipeline.queue)).delivered).toBe(2);
   expect((await runOps(['spam', 'list', '--json'], pipeline.env)).json.count).toBe(0);
 
   const bot = await fetch(`${pipeline.gateway.url}/api/contact`, {
@@ -82,7 +82,7 @@ it('a person passes the challenge twice (a fresh token each time); a bot without
     body: JSON.stringify({ email: `bot-${randomUUID()}@acme.io`, message: 'no widget here' }),
   });
   expect(bot.status).toBe(200);
-  expect(await pipeline.queue.getWaitingCount()).toBe(2);
+  expect((await judged(pipeline.queue)).delivered).toBe(2);
   const held = await runOps(['spam', 'list', '--json'], pipeline.env);
   expect(held.json.submissions.map((s: { reasons: string[] }) => s.reasons)).toEqual([['challenge:missing-token']]);
 });
@@ -96,7 +96,7 @@ it('a plain form post with JavaScript off meets the page the guide describes, an
   const page = await context.newPage();
   await page.route(/^https:\/\//, (route) => route.abort());
   expect((await page.goto(site.url))!.status()).toBe(200);
-  const waitingBefore = await pipeline.queue.getWaitingCount();
+  const { delivered } = await judged(pipeline.queue);
   await page.fill('#contact [name=name]', 'Ada No-Script');
   await page.fill('#contact [name=email]', `nojs-${randomUUID()}@acme.io`);
   await page.fill('#contact [name=message]', 'An ordinary enquiry, sent without JavaScript.');
@@ -107,7 +107,7 @@ it('a plain form post with JavaScript off meets the page the guide describes, an
   expect(answer.status()).toBe(200);
   expect(await page.locator('h1').textContent()).toBe('Received: waiting for review');
   expect(await page.locator('a[href="mailto:hello@example.com"]').count()).toBe(1);
-  expect(await pipeline.queue.getWaitingCount()).toBe(waitingBefore);
+  expect((await judged(pipeline.queue)).delivered).toBe(delivered);
   const held = await runOps(['spam', 'list', '--json'], pipeline.env);
   expect(held.json.submissions.map((s: { reasons: string[] }) => s.reasons)).toContainEqual([
     'challenge:plain-form-no-token',

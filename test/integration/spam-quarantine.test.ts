@@ -10,7 +10,7 @@ import { eventually } from '../support/wait.ts';
 // A honeypot hit (`website` filled: a bot, or a person's autofill) is answered like a success and kept in
 // a bounded quarantine instead of being thrown away; `ops spam` lists, shows, releases and purges it.
 // Release queues the original under its own submission id: released twice, delivered once. Rate-limited
-// requests are not kept. Every release and purge is in `ops audit`, in order, with its count.
+// requests are not kept. Every release and purge is in `ops audit`, in order, with its count, and so is a reveal.
 let pipeline: Pipeline;
 
 beforeAll(async () => {
@@ -131,17 +131,19 @@ it('ops audit --json lists the actions these tests took, in order, with their co
       a.outcome,
     ],
   );
-  expect(steps.slice(0, 2)).toEqual([
+  // The first test's `show --reveal`: who saw whose data is recorded.
+  expect(steps[0]).toEqual(['spam reveal', 'spam-test', 1, 'ok']);
+  expect(steps.slice(1, 3)).toEqual([
     ['spam release', 'spam-test', 1, 'ok'],
     ['spam release', 'spam-test', 0, 'ok'],
   ]);
   // The two releases at once each meant to release the one submission; whichever came second found it gone
   // or added nothing (BullMQ keeps one job per id).
-  expect(steps.slice(2, 4)).toEqual([
+  expect(steps.slice(3, 5)).toEqual([
     ['spam release', 'spam-test', expect.any(Number), 'ok'],
     ['spam release', 'spam-test', expect.any(Number), 'ok'],
   ]);
-  expect(steps.slice(4)).toEqual([['spam purge', 'spam-test', 5, 'ok']]);
-  expect(audit.json.actions[4].changed).toBe(5);
+  expect(steps.slice(5)).toEqual([['spam purge', 'spam-test', 5, 'ok']]);
+  expect(audit.json.actions[5].changed).toBe(5);
   expect(JSON.stringify(audit.json)).not.toContain('@');
 });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendJsonFromFreshClient } from '../support/http.ts';
+import { judged, spamMetric } from '../support/judged.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
-import { sampleValue, scrape } from '../support/prometheus.ts';
 import { spamRulesFile } from '../support/spam-rules-file.ts';
 import { validBody } from '../support/valid-bodies.ts';
 import { eventually } from '../support/wait.ts';
@@ -28,7 +28,12 @@ const rowsFor = async (pipeline: Pipeline, id: string) =>
 describe('default configuration (no rules file, no provider keys)', () => {
   let pipeline: Pipeline;
   beforeAll(async () => {
-    pipeline = await startPipeline({ ADMIN_TOKEN: TOKEN, TRUST_PROXY: 'true', OPS_ACTOR: 'spam-rules-test' });
+    pipeline = await startPipeline({
+      ADMIN_TOKEN: TOKEN,
+      TRUST_PROXY: 'true',
+      OPS_ACTOR: 'spam-rules-test',
+      METRICS_PORT: '0',
+    });
   });
   afterAll(() => pipeline?.stop());
 
@@ -39,6 +44,7 @@ describe('default configuration (no rules file, no provider keys)', () => {
     expect(held.status).toBe(200);
     // The same answer as a person's (isWorkEmail says what it says for any throwaway address).
     expect(held.body).toEqual({ ...person.body, recordId: expect.stringMatching(/^con_/), isWorkEmail: false });
+    await judged(pipeline.queue);
 
     const list = await runOps(['spam', 'list', '--json'], pipeline.env);
     expect(list.code, list.stderr).toBe(0);
@@ -70,19 +76,16 @@ describe('default configuration (no rules file, no provider keys)', () => {
 
     // The person's submission went on to the CRM; the bot's did not.
     await eventually(async () => (await rowsFor(pipeline, person.body.recordId)) === 1);
-    expect(await pipeline.queue.getJob(row.id)).toBeUndefined();
+    expect(await pipeline.queue.getJob(row.id)).toBeUndefined(); // held: gone from the queue to the quarantine
     expect(await rowsFor(pipeline, held.body.recordId)).toBe(0);
 
-    const { families } = await scrape(`${pipeline.gateway.url}/admin/metrics`, TOKEN);
-    expect(sampleValue(families, 'forms_spam_verdicts_total', { verdict: 'spam', sender: 'person' })).toBe(1);
-    expect(sampleValue(families, 'forms_spam_verdicts_total', { verdict: 'ham', sender: 'person' })).toBe(1);
+    const metric = (name: string, labels: Record<string, string>) => spamMetric(pipeline, TOKEN, name, labels);
+    expect(await metric('forms_spam_verdicts_total', { verdict: 'spam', sender: 'person' })).toBe(1);
+    expect(await metric('forms_spam_verdicts_total', { verdict: 'ham', sender: 'person' })).toBe(1);
     expect(
-      sampleValue(families, 'forms_spam_reasons_total', {
-        layer: 'filter',
-        code: shown.json.judgement.reasons[1].code,
-      }),
+      await metric('forms_spam_reasons_total', { layer: 'filter', code: shown.json.judgement.reasons[1].code }),
     ).toBe(1);
-    expect(sampleValue(families, 'forms_spam_reasons_total', { layer: 'rules', code: 'disposable-domain' })).toBe(1);
+    expect(await metric('forms_spam_reasons_total', { layer: 'rules', code: 'disposable-domain' })).toBe(1);
 
     // Released (twice), delivered once, and its reasons leave the quarantine with it.
     expect((await runOps(['spam', 'release', row.id, '--json'], pipeline.env)).json).toMatchObject({ released: 1 });
@@ -105,6 +108,7 @@ describe('default configuration (no rules file, no provider keys)', () => {
       message: 'Our work: https://a.example/x and https://b.example/y, www.c.example',
     });
     expect([throwaway.status, links.status]).toEqual([200, 200]);
+    await judged(pipeline.queue);
     expect((await runOps(['spam', 'list', '--json'], pipeline.env)).json.count).toBe(0);
     await eventually(async () => (await rowsFor(pipeline, links.body.recordId)) === 1);
   });
@@ -118,10 +122,13 @@ describe('a rules file', () => {
       contact: { blockedAddresses: ['known-bot@acme.io'], patterns: ['\\bcrypto\\s+giveaway\\b'], maxLinks: 1 },
     });
     // The rules alone: the filter off, so its unsure band adds no reason of its own to what each rule holds.
-    pipeline = await startPipeline(
-      { TRUST_PROXY: 'true', SPAM_RULES_FILE: file, SPAM_FILTER: 'off' },
-      { withWorker: false },
-    );
+    // One job at a time: the quarantine lists them in the order they were held, which is then the order sent.
+    pipeline = await startPipeline({
+      TRUST_PROXY: 'true',
+      SPAM_RULES_FILE: file,
+      SPAM_FILTER: 'off',
+      WORKER_CONCURRENCY: '1',
+    });
   });
   afterAll(() => pipeline?.stop());
 
@@ -135,6 +142,7 @@ describe('a rules file', () => {
       [{ ...base, message: 'https://a.example https://b.example' }, 'rules:too-many-links (2 > 1)'],
     ];
     for (const [body] of cases) expect((await send(pipeline, body)).status).toBe(200);
+    await judged(pipeline.queue);
     const { json } = await runOps(['spam', 'list', '--json'], pipeline.env);
     expect(json.submissions.map((s: { reasons: string[] }) => s.reasons).reverse()).toEqual(
       cases.map(([, reason]) => [reason]),
@@ -146,7 +154,7 @@ describe('a rules file', () => {
       body: JSON.stringify({ ...validBody('creator-signup', `k-${randomUUID()}`), name: 'viagra seller' }),
     });
     expect(signup.status).toBe(200);
+    expect((await judged(pipeline.queue)).delivered).toBe(0);
     expect((await runOps(['spam', 'list', '--json'], pipeline.env)).json.count).toBe(cases.length + 1);
-    expect(await pipeline.queue.getWaitingCount()).toBe(0);
   });
 });

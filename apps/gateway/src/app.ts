@@ -1,6 +1,7 @@
 import type { ObjectStorage } from '@forms/object-storage';
 import { tracingStarted } from '@forms/observability';
 import { erasureKeys, opsKeys, SHARED_SECRETS, sharedSecretKeys } from '@forms/schemas';
+import { createSpamCounters, type SpamCounters } from '@forms/spam-filter';
 import type { Queue } from 'bullmq';
 import Koa from 'koa';
 import type { Logger } from 'pino';
@@ -15,14 +16,7 @@ import { observeRequests } from './middleware/observe-requests.ts';
 import { publicCors } from './middleware/public-cors.ts';
 import { requestId } from './middleware/request-id.ts';
 import { traceRequests } from './middleware/trace-requests.ts';
-import {
-  type AbuseCounters,
-  createAbuseCounters,
-  createSpamCounters,
-  type ProducerRedis,
-  type SpamCounters,
-  submissionRoutes,
-} from './submissions/index.ts';
+import { type AbuseCounters, createAbuseCounters, type ProducerRedis, submissionRoutes } from './submissions/index.ts';
 
 /**
  * `storage` stages careers CVs; without it an attached CV is answered with `cvUploadFailed: true`.
@@ -94,6 +88,12 @@ export function createApp(deps: GatewayDeps): Koa {
         metrics,
         timeoutMs: config.enqueueTimeoutMs,
         boardWrites: config.bullBoardWrites ? { auditKey: opsKeys(config.redis, config.queueName).audit } : undefined,
+        spamReview: {
+          keys: opsKeys(config.redis, config.queueName),
+          // Akismet's key is the worker's (it judges); the page teaches the shared filter, `ops spam` tells Akismet too.
+          akismet: undefined,
+          warn: (text) => logger.warn(text),
+        },
       }),
     );
   }

@@ -2,6 +2,8 @@ import { availableParallelism } from 'node:os';
 import { S3_ENV_ENTRIES, type StorageSettings, storageSettings } from '@forms/object-storage';
 import {
   adminTokens,
+  CHALLENGE_TOKEN_FIELDS,
+  type ChallengeProvider,
   envAdminToken,
   envAirtableBaseId,
   envInt,
@@ -9,14 +11,12 @@ import {
   parseEnv,
   type RedisSettings,
   SHARED_ENV_ENTRIES,
+  SUBMISSION_KINDS,
   type SubmissionKind,
   sharedSettings,
 } from '@forms/schemas';
-import { AKISMET_ENV_ENTRIES, type AkismetSettings, akismetSettings } from '@forms/spam-filter';
+import { loadSpamRules } from '@forms/spam-filter';
 import * as v from 'valibot';
-import { DEFAULT_FILTER_THRESHOLD } from './submissions/spam/content-filter.ts';
-import { loadSpamRules, type SpamRules } from './submissions/spam/spam-settings.ts';
-import { type ChallengeSettings, SITEVERIFY_URLS } from './submissions/spam/verify-challenge.ts';
 
 const url = v.pipe(v.string(), v.url('must be a URL'));
 const wholeNumber = v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number));
@@ -79,23 +79,11 @@ const EnvSchema = v.object({
   NODE_ENV: v.optional(v.string()),
   QUARANTINE_DAYS: v.optional(envInt, '30'),
   QUARANTINE_MAX: v.optional(envInt, '10000'),
+  // Read by the worker's judge too; the gateway reads only which forms require a challenge, and whose.
   SPAM_RULES_FILE: v.optional(v.string()),
   CHALLENGE_PROVIDER: v.optional(
     v.picklist(['turnstile', 'hcaptcha', 'recaptcha'], 'must be turnstile, hcaptcha or recaptcha'),
   ),
-  CHALLENGE_SECRET: v.optional(v.string()),
-  CHALLENGE_VERIFY_URL: v.optional(url),
-  CHALLENGE_TIMEOUT_MS: v.optional(envInt, '2000'),
-  CHALLENGE_MIN_SCORE: v.optional(
-    v.pipe(v.string(), v.regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a number from 0 to 1'), v.transform(Number)),
-    '0.5',
-  ),
-  ...AKISMET_ENV_ENTRIES,
-  SPAM_FILTER: v.optional(v.picklist(['on', 'off'], 'must be on or off'), 'on'),
-  SPAM_FILTER_THRESHOLD: v.optional(
-    v.pipe(v.string(), v.regex(/^0\.\d+$/, 'must be a number between 0 and 1'), v.transform(Number)),
-  ),
-  SPAM_MODEL_REFRESH_SECONDS: v.optional(envInt, '30'),
   BULL_BOARD_WRITES: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
   AIRTABLE_BASE_ID: envAirtableBaseId,
   DATABASE_URL: v.optional(url),
@@ -174,20 +162,14 @@ export type GatewayConfig = Readonly<{
    * and body) are derived with; empty when unset (the ids are still derived, but not keyed).
    */
   idKey: string;
-  /** Honeypotted submissions kept for `ops spam`: how long, and how many at most (oldest dropped first). */
+  /** Submissions with the honeypot filled, kept for `ops spam`: how long, and how many at most (oldest dropped first). */
   quarantine: Readonly<{ maxAgeMs: number; maxCount: number }>;
   /**
-   * The spam layers: each form kind's rules (SPAM_RULES_FILE over the defaults) and the challenge provider,
-   * when one is configured (CHALLENGE_PROVIDER + CHALLENGE_SECRET).
+   * The forms whose challenge is `required` (SPAM_RULES_FILE) and the field their provider's token comes in
+   * (CHALLENGE_PROVIDER): a plain form post to one without a token is told it waits for review
+   * (plain-form-challenge.ts). The judge itself is the worker's.
    */
-  spam: Readonly<{
-    rules: Readonly<Record<SubmissionKind, SpamRules>>;
-    challenge: ChallengeSettings | undefined;
-    /** The learning content filter (SPAM_FILTER=on): the score that holds a submission, and how often the model is re-read. */
-    filter: Readonly<{ threshold: number; refreshMs: number }> | undefined;
-    /** Akismet's comment-check (AKISMET_API_KEY), asked about what the in-memory layers did not hold. */
-    akismet: AkismetSettings | undefined;
-  }>;
+  requiredChallenge: Readonly<{ kinds: ReadonlySet<SubmissionKind>; tokenField: string }> | undefined;
   /** BULL_BOARD_WRITES=true: Bull Board's buttons work (each write audited); else it is read-only. */
   bullBoardWrites: boolean;
   /** What `debug.baseId` reports: the Airtable base, else which Postgres the worker writes to. */
@@ -247,7 +229,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     contactIndexTtlSeconds: e.CONTACT_INDEX_TTL_DAYS * 86_400,
     idKey: e.ID_KEY ?? '',
     quarantine: Object.freeze({ maxAgeMs: e.QUARANTINE_DAYS * 86_400_000, maxCount: e.QUARANTINE_MAX }),
-    spam: spamSettings(e),
+    requiredChallenge: requiredChallenge(e.SPAM_RULES_FILE, e.CHALLENGE_PROVIDER),
     bullBoardWrites: e.BULL_BOARD_WRITES === 'true',
     crmBaseId: e.AIRTABLE_BASE_ID ?? (e.DATABASE_URL ? 'postgres' : 'pglite'),
     airtableBaseId: e.AIRTABLE_BASE_ID,
@@ -271,36 +253,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   });
 }
 
-/**
- * The rules file, read and checked now (a bad rule stops the start, named), and the challenge provider. A form
- * kind that asks for a challenge with no provider configured is a bad configuration, not a silent `off`.
- */
-function spamSettings(e: v.InferOutput<typeof EnvSchema>): GatewayConfig['spam'] {
-  const rules = loadSpamRules(e.SPAM_RULES_FILE);
-  if (e.CHALLENGE_PROVIDER && !e.CHALLENGE_SECRET)
-    throw new Error('Invalid configuration: CHALLENGE_SECRET must be set with CHALLENGE_PROVIDER');
-  const asking = Object.entries(rules).find(([, r]) => r.challenge !== 'off');
-  if (asking && !e.CHALLENGE_PROVIDER)
-    throw new Error(
-      `Invalid configuration: SPAM_RULES_FILE ${e.SPAM_RULES_FILE}: ${asking[0]}.challenge is ${asking[1].challenge} but CHALLENGE_PROVIDER is not set`,
-    );
-  const challenge =
-    e.CHALLENGE_PROVIDER && e.CHALLENGE_SECRET
-      ? Object.freeze({
-          provider: e.CHALLENGE_PROVIDER,
-          secret: e.CHALLENGE_SECRET,
-          verifyUrl: e.CHALLENGE_VERIFY_URL ?? SITEVERIFY_URLS[e.CHALLENGE_PROVIDER],
-          timeoutMs: e.CHALLENGE_TIMEOUT_MS,
-          minScore: e.CHALLENGE_MIN_SCORE,
-        })
-      : undefined;
-  const filter =
-    e.SPAM_FILTER === 'on'
-      ? Object.freeze({
-          threshold: e.SPAM_FILTER_THRESHOLD ?? DEFAULT_FILTER_THRESHOLD,
-          refreshMs: e.SPAM_MODEL_REFRESH_SECONDS * 1000,
-        })
-      : undefined;
-  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
-  return Object.freeze({ rules, challenge, filter, akismet: akismetSettings(e, publicBaseUrl) });
+function requiredChallenge(
+  rulesFile: string | undefined,
+  provider: ChallengeProvider | undefined,
+): GatewayConfig['requiredChallenge'] {
+  if (!provider) return undefined;
+  const rules = loadSpamRules(rulesFile);
+  const kinds = new Set(SUBMISSION_KINDS.filter((kind) => rules[kind].challenge === 'required'));
+  return kinds.size ? Object.freeze({ kinds, tokenField: CHALLENGE_TOKEN_FIELDS[provider] }) : undefined;
 }

@@ -1,12 +1,12 @@
 import cluster from 'node:cluster';
 import { airtableBaseFaultKey, parseAirtableBaseFault } from '@forms/schemas';
+import { registerSpamMetrics, type SpamCounters } from '@forms/spam-filter';
 import type { Queue } from 'bullmq';
 import { Cluster, type Redis } from 'ioredis';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { metricsOfAllProcesses, sendMetricsToPrimary } from './gateway-processes.ts';
 import { withRedisDeadline } from './redis-deadline.ts';
 import type { AbuseCounters } from './submissions/abuse-counters.ts';
-import type { SpamCounters } from './submissions/spam/spam-counters.ts';
 
 const QUEUE_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed'] as const;
 
@@ -158,41 +158,7 @@ export function createGatewayMetrics({
       this.inc({ reason: 'rate_limited' }, counters.rateLimited);
     },
   });
-  if (spamCounters) {
-    /** A counter read from one of the spam counters' maps, each key its label values joined by a space. */
-    const fromMap = (name: string, help: string, labelNames: readonly string[], counts: Map<string, number>) =>
-      new Counter({
-        name,
-        help,
-        labelNames,
-        registers: [registry],
-        collect() {
-          this.reset();
-          for (const [key, n] of counts) {
-            const values = key.split(' ');
-            this.inc(Object.fromEntries(labelNames.map((label, i) => [label, values[i]!])), n);
-          }
-        },
-      });
-    fromMap(
-      'forms_spam_verdicts_total',
-      'Submissions the spam layers judged, by verdict (spam: answered like a success and held in the quarantine; ham: queued) and sender (person, or agent: the Forms-Agent header)',
-      ['verdict', 'sender'],
-      spamCounters.verdicts,
-    );
-    fromMap(
-      'forms_spam_reasons_total',
-      'Reasons the spam layers gave for the submissions they held, by layer and code (a held submission counts once per reason)',
-      ['layer', 'code'],
-      spamCounters.reasons,
-    );
-    fromMap(
-      'forms_spam_layer_unavailable_total',
-      'Calls to a spam provider (challenge siteverify, Akismet) that failed or passed their deadline: the layer abstained',
-      ['layer'],
-      spamCounters.unavailable,
-    );
-  }
+  if (spamCounters) registerSpamMetrics(registry, spamCounters);
   return {
     registry,
     /** What a scrape gets: this process's metrics, or under GATEWAY_PROCESSES > 1 every process's, summed. */

@@ -1,7 +1,7 @@
-import { contactId, type SpamJudgement, SpamJudgementSchema } from '@forms/schemas';
-import { findJobs, findQuarantined } from '@forms/worker';
+import { findHeld, quarantineKeys, readHeld } from '@forms/quarantine';
+import { contactId, type SpamJudgement } from '@forms/schemas';
+import { findJobs, holdsAddress } from '@forms/worker';
 import type { Job, Queue } from 'bullmq';
-import * as v from 'valibot';
 import type { OpsConfig } from './config.ts';
 import { findSubmissions } from './find-submissions.ts';
 import type { OpsRedis } from './open-queue.ts';
@@ -18,32 +18,22 @@ export type HeldSubmission = { id: string; payload: unknown; judgement: SpamJudg
 export async function findPerson(
   queue: Queue,
   redis: OpsRedis,
-  config: Pick<OpsConfig, 'idKey' | 'keys'>,
+  config: Pick<OpsConfig, 'idKey' | 'redis' | 'queueName'>,
   email: string,
 ): Promise<{ jobs: Job[]; held: HeldSubmission[] }> {
+  const keys = quarantineKeys(config.redis, config.queueName);
   const [byContact, byPayload, quarantined] = await Promise.all([
-    findSubmissions(queue, redis, contactId(config.idKey ?? '', email)),
+    findSubmissions(queue, redis, config.redis, contactId(config.idKey ?? '', email)),
     findJobs(queue, email),
-    findQuarantined(redis, config.keys.spamData, email),
+    findHeld(redis, keys, (payload) => holdsAddress(payload, email)),
   ]);
   const jobs = new Map<string, Job>();
   for (const job of [...byContact, ...byPayload.map((found) => found.job)]) jobs.set(String(job.id), job);
-  const held = await Promise.all(
-    quarantined.map(async ({ id, payload }) => ({
-      id,
-      payload,
-      judgement: parseJudgement(await redis.hget(config.keys.spamReasons, id)),
-    })),
+  const read = await readHeld(
+    redis,
+    keys,
+    quarantined.map((q) => q.id),
   );
+  const held = quarantined.map(({ id, payload }) => ({ id, payload, judgement: read.get(id)?.judgement }));
   return { jobs: [...jobs.values()].sort((a, b) => b.timestamp - a.timestamp), held };
-}
-
-function parseJudgement(text: string | null): SpamJudgement | undefined {
-  if (!text) return undefined;
-  try {
-    const parsed = v.safeParse(SpamJudgementSchema, JSON.parse(text));
-    return parsed.success ? parsed.output : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -15,6 +15,7 @@ import {
 } from '@forms/schemas';
 import * as v from 'valibot';
 import type { AirtableSettings } from './crm/airtable/airtable-crm.ts';
+import { SPAM_ENV_ENTRIES, type SpamConfig, spamSettings } from './spam/spam-config.ts';
 
 const url = v.pipe(v.string(), v.url('must be a URL'));
 const positiveNumber = v.pipe(
@@ -53,6 +54,7 @@ const EnvSchema = v.object({
   ADMIN_TOKEN_PREVIOUS: envAdminToken,
   METRICS_PORT: v.optional(envPort),
   METRICS_HOST: v.optional(v.string(), '0.0.0.0'),
+  ...SPAM_ENV_ENTRIES,
 });
 
 export type WorkerConfig = Readonly<{
@@ -94,6 +96,8 @@ export type WorkerConfig = Readonly<{
   erasureKeyPrevious: string | undefined;
   /** How long a tombstone refuses late jobs for an erased address. */
   tombstoneDays: number;
+  /** The judge's layers and the quarantine it holds into (spam/spam-config.ts). */
+  spam: SpamConfig;
 }>;
 
 /** Parses the environment once; a bad value throws an error naming the variable. */
@@ -145,5 +149,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cvRetentionDays: e.CV_RETENTION_DAYS,
     ...erasureSecrets(e),
     tombstoneDays: e.ERASURE_TOMBSTONE_DAYS,
+    spam: spamSettings(e),
   });
 }

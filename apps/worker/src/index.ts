@@ -34,7 +34,7 @@ export {
   erasableAddress,
   erasePerson,
   findJobs,
-  findQuarantined,
+  holdsAddress,
 } from './privacy/erase-person.ts';
 export { expireCvs } from './privacy/expire-cvs.ts';
 export { openEraser, openStandaloneEraser } from './privacy/open-eraser.ts';

@@ -1,4 +1,5 @@
 import { SUBMISSION_ENDPOINTS } from '@forms/schemas';
+import { createSpamCounters, registerSpamMetrics } from '@forms/spam-filter';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import { ERROR_KINDS } from './error-kind.ts';
 
@@ -21,9 +22,13 @@ export function createWorkerMetrics() {
   // born at 1, so the first job to reach the failed set would not fire FormsRetriesExhausted.
   for (const { kind } of SUBMISSION_ENDPOINTS)
     for (const error_kind of ERROR_KINDS) failures.inc({ kind, error_kind }, 0);
+  // The judge's verdicts, under the names the gateway gave them when it judged (the gateway still counts the honeypot).
+  const spamCounters = createSpamCounters();
+  registerSpamMetrics(registry, spamCounters);
   return {
     registry,
     failures,
+    spamCounters,
     jobDuration: new Histogram({
       name: 'forms_job_duration_seconds',
       help: 'Time one attempt of a job took in the worker (CV finalising plus the CRM write), by kind and outcome',

@@ -7,8 +7,10 @@ import type { WorkerConfig } from './config.ts';
 import { createWorkerRedis } from './create-worker-redis.ts';
 import type { Crm } from './crm/crm.ts';
 import { deliverSubmission } from './handlers/deliver-submission.ts';
+import type { JudgeDeps } from './handlers/judge-job.ts';
 import { createErasureCheck } from './handlers/refuse-erased.ts';
 import { observeJobs } from './observe-jobs.ts';
+import { createJudge } from './spam/create-judge.ts';
 import { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';
 
 /** BullMQ's per-minute completed/failed counts (read by `ops status`): one day of points, a few KiB. */
@@ -34,6 +36,8 @@ export function createWorker({
   metrics?: WorkerMetrics;
 }): Worker {
   const connection = createWorkerRedis(config.redis);
+  // The judge reads its model and holds on the worker's connection (its commands wait out a Redis restart).
+  const judge: JudgeDeps = createJudge({ config, redis: connection, counters: metrics.spamCounters, logger });
   // Counted around the driver, so every CRM's writes show in the same metric.
   const counted: Crm = {
     ...crm,
@@ -60,7 +64,8 @@ export function createWorker({
   });
   const worker = new Worker(
     config.queueName,
-    (job) => deliverSubmission(job, counted, { storage, urlTtlSeconds: config.cvUrlTtlSeconds, logger }, isErased),
+    (job) =>
+      deliverSubmission(job, counted, { storage, urlTtlSeconds: config.cvUrlTtlSeconds, logger }, isErased, judge),
     {
       connection,
       prefix: config.redis.prefix,
@@ -78,6 +83,11 @@ export function createWorker({
     },
   );
   observeJobs(worker, { redis: connection, queueName: config.queueName, metrics, logger });
+  // A held job leaves the queue once complete, as when the gateway held it: the quarantine keeps it, and
+  // `ops spam release` adds it again under the same id (an add is a no-op while a job of that id exists).
+  worker.on('completed', (job, result: { held?: boolean } | undefined) => {
+    if (result?.held) job.remove().catch((err) => logger.warn({ err, jobId: job.id }, 'held job not removed'));
+  });
   worker.on('error', (err) => logger.error({ err }, 'worker error'));
   worker.on('closed', () => connection.disconnect());
   return worker;

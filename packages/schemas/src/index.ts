@@ -18,6 +18,7 @@ export * from './issue-to-problem.ts';
 export * from './jobs.ts';
 export * from './json-object.ts';
 export * from './json-schema-config.ts';
+export * from './judge-input.ts';
 export * from './latest-video.ts';
 export * from './max-code-points.ts';
 export * from './mcp.ts';

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { type JudgeInputOnJob, JudgeInputSchema } from './judge-input.ts';
 import { type SpamJudgement, SpamJudgementSchema } from './spam-judgement.ts';
 import { SUBMISSION_ENDPOINTS, type SubmissionEndpoint, type SubmissionKind } from './submissions.ts';
 
@@ -19,11 +20,11 @@ function jobSchema<const K extends SubmissionKind, D extends v.GenericSchema>(ki
     requestId: v.optional(
       v.pipe(v.string(), v.maxLength(REQUEST_ID_MAX_LENGTH), v.description("The gateway request's X-Request-Id")),
     ),
-    // The spam verdict of a submission that was judged and not held (its score, the reasons below the holding
-    // total, an agent's name), which the CRM records beside it; never the client's address or user agent.
-    // Optional, so jobs queued before it existed still parse.
-    judgement: v.optional(SpamJudgementSchema),
     data,
+    // Optional, so jobs queued before they existed still parse. `judge`: what the worker's judge needs, on a
+    // job not judged yet; `judgement`: the verdict of one judged and not held (without the client's address).
+    judge: v.optional(JudgeInputSchema),
+    judgement: v.optional(SpamJudgementSchema),
   });
 }
 
@@ -47,8 +48,9 @@ export type JobPayload<K extends SubmissionKind = SubmissionKind> = {
     kind: P;
     acceptedAt: string;
     requestId?: string | undefined;
-    judgement?: SpamJudgement | undefined;
     data: JobData<P>;
+    judge?: JudgeInputOnJob | undefined;
+    judgement?: SpamJudgement | undefined;
   };
 }[K];
 export type JobCatalog = {

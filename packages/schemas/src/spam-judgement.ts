@@ -29,6 +29,11 @@ export const SpamJudgementSchema = v.object({
    * when ops release or mark it (personal data: `ops spam show` reveals it only with --reveal).
    */
   client: v.optional(v.object({ ip: v.string(), userAgent: v.optional(v.string()) })),
+  /**
+   * The reviewed mark: ops (the CLI or the admin page) taught the filter this held submission's label and left
+   * it held. Kept in the judgement so it goes wherever the held submission goes (released, purged, expired).
+   */
+  reviewed: v.optional(v.object({ label: v.picklist(['spam', 'ham']), at: v.string(), by: v.string() })),
 });
 export type SpamJudgement = v.InferOutput<typeof SpamJudgementSchema>;
 

@@ -8,6 +8,7 @@ import { auditBoardWrites } from './audit-board-writes.ts';
 import { bullBoard } from './bull-board.ts';
 import { refuseCrossSite } from './refuse-cross-site.ts';
 import { requireAdminToken } from './require-admin-token.ts';
+import { type SpamReviewDeps, spamReviewRoutes } from './spam-review.ts';
 import { isSubmissionIdShape, submissionStatus } from './submission-status.ts';
 
 export type AdminDeps = {
@@ -20,6 +21,8 @@ export type AdminDeps = {
   timeoutMs: number;
   /** BULL_BOARD_WRITES: Bull Board's buttons on, each write recorded in the audit stream at `auditKey`. */
   boardWrites?: { auditKey: string } | undefined;
+  /** /admin/spam: the quarantine's and the audit trail's keys, the filter's model, Akismet when on. */
+  spamReview: Pick<SpamReviewDeps, 'keys' | 'akismet' | 'warn'>;
 };
 
 /**
@@ -43,8 +46,9 @@ export function adminWing(deps: AdminDeps): Middleware {
 }
 
 /** The wing's routes, unguarded: mounted only through `adminWing`. */
-function adminRouter({ queue, redis, metrics, timeoutMs, boardWrites }: AdminDeps): Router {
+function adminRouter({ queue, redis, metrics, timeoutMs, boardWrites, spamReview }: AdminDeps): Router {
   const router = new Router({ prefix: '/admin' });
+  spamReviewRoutes(router, { ...spamReview, queue, redis, timeoutMs });
 
   router.get('/metrics', async (ctx) => {
     ctx.type = metrics.registry.contentType;

@@ -6,15 +6,18 @@ import { canonicalPath } from '../middleware/admin-path.ts';
  * The one credential of the admin surface, ADMIN_TOKEN, presented as a bearer token (Prometheus, curl,
  * scripts) or as the password of HTTP Basic auth (any user name): a browser cannot add a bearer header
  * to Bull Board's page loads, but it asks for and resends Basic credentials by itself. Never a cookie.
- * Compared in constant time; during a rotation window ADMIN_TOKEN_PREVIOUS is accepted too. A 401 under /admin/queues carries a Basic challenge so the browser asks.
+ * Compared in constant time; during a rotation window ADMIN_TOKEN_PREVIOUS is accepted too. A 401 under the wing's browser pages (Bull Board, the spam review) carries a Basic challenge so the
+ * browser asks.
  */
+const BROWSER_PAGES = ['/admin/queues', '/admin/spam'];
+
 export function requireAdminToken(tokens: readonly (string | undefined)[]) {
   return async function requireAdminToken(ctx: Context, next: Next) {
     if (tokenMatches(presentedToken(ctx.get('authorization')), tokens)) return next();
     ctx.status = 401;
     ctx.set(
       'WWW-Authenticate',
-      canonicalPath(ctx.path).startsWith('/admin/queues')
+      BROWSER_PAGES.some((prefix) => canonicalPath(ctx.path).startsWith(prefix))
         ? 'Basic realm="forms admin", charset="UTF-8"'
         : 'Bearer realm="forms admin"',
     );

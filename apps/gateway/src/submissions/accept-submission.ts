@@ -1,13 +1,16 @@
 import type { ObjectStorage } from '@forms/object-storage';
 import type { SpanHandle } from '@forms/observability';
+import type { Quarantine } from '@forms/quarantine';
 import {
   type CareersApplyRequestOutput,
+  challengeToken,
   type JobData,
+  type SpamJudgement,
   type SubmissionEndpoint,
   submissionEmail,
   toJobPayload,
 } from '@forms/schemas';
-import { freeTexts } from '@forms/spam-filter';
+import { countVerdict, isWorkEmail, type SpamCounters } from '@forms/spam-filter';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
@@ -18,25 +21,21 @@ import type { Claims } from './claim-submission.ts';
 import { careersJobData } from './cv/careers-job-data.ts';
 import { checkCvEnvelope } from './cv/check-cv-envelope.ts';
 import { decodeCv } from './cv/decode-cv.ts';
+import { honeypotFilled } from './honeypot.ts';
 import { bodyFingerprint } from './idempotency-key.ts';
 import { contactId, keyedSubmissionId, newId } from './ids.ts';
-import type { Quarantine } from './quarantine.ts';
 import type { Enqueue, ProducerRedis } from './queue.ts';
 import { type ClientLimit, type RateLimit, rateLimited } from './rate-limit.ts';
-import { countVerdict, forgiveSpentToken, type SpamJudge, type Verdict } from './spam/judge-submission.ts';
-import type { SpamCounters } from './spam/spam-counters.ts';
 import type { SubmissionKeys } from './submission-keys.ts';
 import { parseOrThrow } from './validate.ts';
-import { isWorkEmail } from './work-email.ts';
 
 export type SubmissionDeps = {
   config: GatewayConfig;
   redis: ProducerRedis;
   enqueue: Enqueue;
-  /** Where a submission the spam layers held goes instead of the queue. */
+  /** Where a submission with the honeypot filled goes instead of the queue. */
   quarantine: Quarantine;
-  /** The spam layers' one entry (spam/judge-submission.ts), and what it decided, counted for the metrics. */
-  judgeSubmission: SpamJudge;
+  /** The honeypot's verdicts, counted for the metrics (the worker's judge counts the rest). */
   spamCounters: SpamCounters;
   keys: SubmissionKeys;
   /** The claim and idempotency scripts on `redis`, batched per turn. */
@@ -59,9 +58,9 @@ export type SubmissionRequest = {
   requestId?: string | undefined;
   /** The request's server span (tracing on): the submission's id, kind and round trips go on it. */
   span?: SpanHandle | undefined;
-  /** The client's address (ctx.ip), for the challenge provider's `remoteip`. */
+  /** The client's address (ctx.ip), for the judge: the challenge provider's `remoteip`, Akismet's `user_ip`. */
   ip?: string | undefined;
-  /** The name an agent declared in the `Forms-Agent` header: the spam layers ask it no challenge. */
+  /** The name an agent declared in the `Forms-Agent` header: the judge asks it no challenge. */
   agent?: string | undefined;
   /** The User-Agent header, for Akismet. */
   userAgent?: string | undefined;
@@ -101,20 +100,14 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
   const cvFile = 'careers' in parsed ? parsed.careers.cvFile : undefined;
   const checkedCv = cvFile ? await decodeCv(cvFile) : undefined;
 
-  // The spam layers' verdict (the honeypot, the rules, the content filter, and a challenge when the form asks
-  // for one). Held: everything runs as for any submission (ids, Idempotency-Key, contact id, so the answer and
-  // its retries are a real one's), except that the job is kept in the quarantine, with its reasons, instead
-  // of the queue, for `ops spam release` to send on. With a challenge, siteverify runs while the claim does.
-  const judged = deps.judgeSubmission({
-    kind: endpoint.kind,
-    body: req.body,
-    email,
-    texts: freeTexts(request, endpoint.emailField),
-    ip: req.ip,
-    agent: req.agent,
-    userAgent: req.userAgent,
-    plainForm: req.plainForm,
-  });
+  // The honeypot, free and decisive, is the one spam layer decided here: filled, everything runs as for any
+  // submission (ids, Idempotency-Key, contact id, so the answer and its retries are a real one's), except
+  // that the job is kept in the quarantine, with its reason, instead of the queue. Every other layer (the
+  // rules, the content filter, a challenge, Akismet) is the worker's judge, after the answer and before the
+  // CRM (DESIGN.md: the answer awaits only what it depends on): the job carries what it needs (`judge`).
+  const honeypot: SpamJudgement | undefined = honeypotFilled(req.body)
+    ? { reasons: [{ layer: 'honeypot', code: 'filled', weight: 1 }], ...(req.agent ? { agent: req.agent } : {}) }
+    : undefined;
 
   let acceptedAt = acceptedAtNow();
   const idempotency = req.idempotencyKey
@@ -150,9 +143,7 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     throw rateLimited(deps.counters, claim.retryAfterMs);
   }
   if (claim?.kind === 'new') outcome = { ...outcome, recordId: claim.recordId, known: claim.known };
-  let verdict: Verdict = judged instanceof Promise ? await judged : judged;
   if (claim?.kind === 'replay') {
-    verdict = forgiveSpentToken(verdict);
     const first = claim.record;
     if (first.fingerprint !== idempotency?.fingerprint) throw new ApiError('IDEMPOTENCY_KEY_REUSED');
     outcome = first;
@@ -176,17 +167,22 @@ export async function acceptSubmission(deps: SubmissionDeps, endpoint: Submissio
     acceptedAt,
     ...(req.requestId ? { requestId: req.requestId } : {}),
   });
-  countVerdict(deps.spamCounters, verdict);
-  if (verdict.spam) {
-    const { spam: _, ...judgement } = verdict;
-    await deps.quarantine(payload, judgement);
-    if (verdict.reasons.some((r) => r.layer === 'honeypot')) deps.counters.honeypotQuarantined++;
+  if (honeypot) {
+    countVerdict(deps.spamCounters, { ...honeypot, spam: true });
+    await deps.quarantine(payload, honeypot);
+    deps.counters.honeypotQuarantined++;
   } else {
+    const token = challengeToken(req.body);
+    payload.judge = {
+      ...(token ? { token } : {}),
+      // Cut to the bounds JudgeInputSchema sets, so the worker's parse never fails a job for a long header.
+      ...(req.ip ? { ip: req.ip.slice(0, 64) } : {}),
+      ...(req.userAgent ? { userAgent: req.userAgent.slice(0, 1024) } : {}),
+      ...(req.agent ? { agent: req.agent.slice(0, 128) } : {}),
+      ...(req.plainForm ? { plainForm: true } : {}),
+    };
     const started = performance.now();
-    // The verdict travels with the job to the CRM (its score, the half-weight reasons, an agent's name), the
-    // client's address and user agent left out: they are for Akismet's teaching of held ones only.
-    const { spam: _, client: __, ...judgement } = verdict;
-    await deps.enqueue({ ...payload, judgement });
+    await deps.enqueue(payload);
     const enqueueMs = performance.now() - started;
     deps.metrics?.enqueueDuration.observe(enqueueMs / 1000);
     // The add's round trip, on the request's span: a span of its own was nearly half of what a sampled

@@ -5,6 +5,5 @@
 export { type AbuseCounters, createAbuseCounters } from './abuse-counters.ts';
 export { createProducerRedis, createSubmissionQueue, type ProducerRedis } from './queue.ts';
 export { watchRedisOutage } from './redis-outage.ts';
-export { createSpamCounters, type SpamCounters } from './spam/spam-counters.ts';
 export { submissionKeys } from './submission-keys.ts';
 export { submissionRoutes } from './submission-routes.ts';

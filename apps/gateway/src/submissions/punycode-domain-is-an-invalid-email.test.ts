@@ -1,7 +1,7 @@
 import { SUBMISSION_ENDPOINTS } from '@forms/schemas';
+import { isWorkEmail } from '@forms/spam-filter';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { isWorkEmail } from './work-email.ts';
 
 // Issue 30.6: `ada@xn--exmple-cua.de` (ada@exämple.de in the ASCII form mail servers use) was a 400
 // INVALID_EMAIL: the rule let a hyphen join two letters only once, so every punycode label (`xn--…`) failed.

@@ -1,4 +1,5 @@
-import { BODY_LIMITS, CV_MAX_BYTES, opsKeys, SUBMISSION_ENDPOINTS, type SubmissionEndpoint } from '@forms/schemas';
+import { createQuarantine } from '@forms/quarantine';
+import { BODY_LIMITS, CV_MAX_BYTES, SUBMISSION_ENDPOINTS, type SubmissionEndpoint } from '@forms/schemas';
 import type { Queue } from 'bullmq';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../errors.ts';
@@ -8,6 +9,7 @@ import { readJsonBody } from '../middleware/json-body.ts';
 import { methodNotAllowed } from '../middleware/method-not-allowed.ts';
 import { requestSpan } from '../middleware/trace-requests.ts';
 import { checkHost } from '../middleware/valid-host.ts';
+import { queueUnavailable } from '../redis-deadline.ts';
 import { acceptSubmission, type SubmissionDeps } from './accept-submission.ts';
 import { createClaims } from './claim-submission.ts';
 import { cvFileFromUpload } from './cv/cv-file-from-upload.ts';
@@ -17,21 +19,15 @@ import { readIdempotencyKey } from './idempotency-key.ts';
 import { isFormNavigation } from './is-form-navigation.ts';
 import { noteRefusedRedirect } from './note-refused-redirect.ts';
 import { plainFormWithoutToken } from './plain-form-challenge.ts';
-import { createQuarantine } from './quarantine.ts';
-import { createEnqueue, type DurableAck } from './queue.ts';
+import { createEnqueue, type DurableAck, writeAtEndOfTurn } from './queue.ts';
 import { type ClientLimit, createRateLimit, fullWindowFor, rateLimited } from './rate-limit.ts';
 import { redirectAllowlist } from './redirect-allowlist.ts';
-import { createContentFilter } from './spam/content-filter.ts';
-import { createSpamJudge } from './spam/judge-submission.ts';
 import { readAgentName } from './spam/read-agent-name.ts';
 import { submissionKeys } from './submission-keys.ts';
 import { createTransitionHold } from './transition-hold.ts';
 import { queueSlotOwner, waitForReplicas } from './wait-for-replicas.ts';
 
-export type SubmissionWingDeps = Omit<
-  SubmissionDeps,
-  'enqueue' | 'quarantine' | 'keys' | 'claims' | 'rateLimit' | 'judgeSubmission'
-> & {
+export type SubmissionWingDeps = Omit<SubmissionDeps, 'enqueue' | 'quarantine' | 'keys' | 'claims' | 'rateLimit'> & {
   queue: Queue;
   /** While true (this gateway's ID_KEY differs from the others'), every submission is a 503 GATEWAY_NOT_READY. */
   refuseSubmissions?: (() => boolean) | undefined;
@@ -81,26 +77,11 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
     quarantine: createQuarantine(wing.redis, config.redis, config.queueName, {
       ...config.quarantine,
       timeoutMs: config.enqueueTimeoutMs,
+      failure: queueUnavailable,
+      beforeWrite: () => writeAtEndOfTurn(wing.redis),
     }),
     // One limit for every submission route: it is per client, whatever the client submits.
     rateLimit: createRateLimit(config.rateLimit),
-    judgeSubmission: createSpamJudge({
-      rules: config.spam.rules,
-      challenge: config.spam.challenge,
-      filter: config.spam.filter
-        ? createContentFilter({
-            redis: wing.redis,
-            modelKey: opsKeys(config.redis, config.queueName).spamModel,
-            threshold: config.spam.filter.threshold,
-            refreshMs: config.spam.filter.refreshMs,
-            timeoutMs: config.enqueueTimeoutMs,
-            logger: wing.logger,
-          })
-        : undefined,
-      akismet: config.spam.akismet,
-      counters: wing.spamCounters,
-      logger: wing.logger,
-    }),
   };
   // One set of slots for the process: the cap is on memory, whichever route the CV comes by.
   const cvSlots = cvUploadSlots({
@@ -152,7 +133,7 @@ export function submissionRoutes(wing: SubmissionWingDeps): Middleware {
       userAgent: ctx.request.headers['user-agent'],
       plainForm: navigation,
     });
-    if (navigation && plainFormWithoutToken(config.spam, endpoint.kind, body, agent)) {
+    if (navigation && plainFormWithoutToken(config.requiredChallenge, endpoint.kind, body, agent)) {
       // Received and held for review: the person is told so, not sent to a page that says it arrived.
       return answerNavigation(ctx, undefined, uncheckedPage(config.contactEmail));
     }

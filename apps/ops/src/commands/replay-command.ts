@@ -55,7 +55,7 @@ export function replayCommand(ctx: CliContext): Command {
         const candidates: Candidate[] = [];
         if (ids.length > 0) {
           for (const id of ids) {
-            const jobs = await findSubmissions(queue, redis, id);
+            const jobs = await findSubmissions(queue, redis, ctx.config().redis, id);
             if (jobs.length === 0) missing.push(id);
             for (const job of jobs) {
               const state = await job.getState();

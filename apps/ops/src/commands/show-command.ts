@@ -1,5 +1,6 @@
+import { finalCvKey } from '@forms/object-storage';
 import { maskPii, scrubPii } from '@forms/observability';
-import { SpamJudgementSchema, toSubmissionStatus } from '@forms/schemas';
+import { SpamJudgementSchema, type StagedCv, toSubmissionStatus } from '@forms/schemas';
 import { deliveredSpamVerdict, erasableAddress } from '@forms/worker';
 import * as v from 'valibot';
 import { type CliContext, Command, jsonOption, print, printJson, withExitCodes, withQueue } from '../cli-context.ts';
@@ -31,7 +32,7 @@ export function showCommand(ctx: CliContext): Command {
         let jobs: Awaited<ReturnType<typeof findSubmissions>>;
         if (id.includes('@')) {
           ({ jobs, held } = await findPerson(queue, redis, ctx.config(), erasableAddress(id)));
-        } else jobs = await findSubmissions(queue, redis, id);
+        } else jobs = await findSubmissions(queue, redis, ctx.config().redis, id);
         return Promise.all(
           jobs.map(async (job) => {
             const [state, logs, history] = await Promise.all([
@@ -55,6 +56,7 @@ export function showCommand(ctx: CliContext): Command {
               runs: history.replays + 1,
               ...(spam ? { spam } : {}),
               errors: logs.logs.map(clean),
+              ...cvWhere(String(job.id), state, data),
               payload: options.reveal ? data : maskPii(data),
             };
           }),
@@ -95,6 +97,7 @@ export function showCommand(ctx: CliContext): Command {
           ['crm record', s.crmRecordId],
           ['request id', s.requestId],
           ['last error', s.lastError],
+          ['cv', s.cv],
         ] as const)
           if (value) print(ctx, `  ${label.padEnd(11)} ${value}`);
         if (s.spam)
@@ -108,4 +111,15 @@ export function showCommand(ctx: CliContext): Command {
         print(ctx, JSON.stringify(s.payload, null, 2).replace(/^/gm, '    '));
       }
     });
+}
+
+/**
+ * Where a careers application's CV is now: the worker copies the staged `incoming/cv/…` object to `cv/…`
+ * and deletes the staged one when it delivers, so a delivered application's CV is at its `cv/…` key.
+ */
+function cvWhere(submissionId: string, state: string, data: unknown): { cv?: string } {
+  const staged = (data as { stagedCv?: StagedCv } | undefined)?.stagedCv;
+  if (!staged) return {};
+  if (state === 'completed') return { cv: finalCvKey(submissionId, staged.contentType) };
+  return { cv: `${staged.key} (staged; at ${finalCvKey(submissionId, staged.contentType)} once delivered)` };
 }

@@ -1,17 +1,19 @@
-import { maskPii } from '@forms/observability';
 import {
-  endpointFor,
-  JOB_OPTIONS,
-  type JobPayload,
-  jobNameFor,
-  parseJobPayload,
-  type SpamJudgement,
-  SpamJudgementSchema,
-} from '@forms/schemas';
-import { akismetCall, freeTexts, spamFeatures, trainSpamModel } from '@forms/spam-filter';
-import * as v from 'valibot';
+  type HeldSubmission,
+  listHeld,
+  markSubmissions,
+  maskHeld,
+  purgeHeld,
+  quarantineKeys,
+  type ReviewDeps,
+  readHeld,
+  reasonLabel,
+  releaseHeld,
+  revealHeld,
+  taughtLabels,
+} from '@forms/quarantine';
+import type { SpamJudgement } from '@forms/schemas';
 import {
-  auditAction,
   type CliContext,
   Command,
   jsonOption,
@@ -23,15 +25,18 @@ import {
   withQueue,
 } from '../cli-context.ts';
 import { formatAge } from '../failed-job-row.ts';
+import { submissionIdsFor } from '../find-submissions.ts';
 import { markCrmSpam } from '../mark-crm-spam.ts';
 import type { OpenQueue } from '../open-queue.ts';
 
 const PAGE = 500;
+const IDS_FROM =
+  'submission ids (sub_…, as the gateway answered them, or from `spam list`), contact recordIds (con_…) or Idempotency-Keys';
 
 /**
- * `ops spam list|show|release|purge`: the quarantine of submissions the spam layers held (kept by the gateway
- * under their own submission ids, exactly as they would have been queued, with the reasons they were held
- * for). Release queues one under its own id, so releasing twice delivers once; release and purge are audited.
+ * `ops spam list|show|release|mark|purge`: the quarantine of submissions the spam layers held, with the
+ * reasons they were held for. Every action is the quarantine package's (@forms/quarantine), the same the
+ * admin page's buttons run; each is audited under OPS_ACTOR (or the OS user).
  */
 export function spamCommand(ctx: CliContext): Command {
   const spam = new Command('spam').description(
@@ -46,30 +51,40 @@ export function spamCommand(ctx: CliContext): Command {
 
   sub(
     withExitCodes(new Command('list'), { ok: 'listed, an empty quarantine included', failed: 'Redis unreachable' })
-      .description('quarantined submissions, newest first: id, kind, age, reasons (no personal data)')
+      .description(
+        'quarantined submissions, newest first: id, kind, age, reasons, the mark ops left (no personal data)',
+      )
       .option('--limit <n>', 'list at most this many', positiveInt, 1000)
       .addOption(jsonOption())
       .action(async (options: { json?: boolean; limit: number }) => {
         const now = ctx.now();
-        const { count, rows } = await withQueue(ctx, async (open) => {
-          const { spamIndex } = ctx.config().keys;
-          const total = await open.redis.zcard(spamIndex);
-          const entries = await open.redis.zrevrange(spamIndex, 0, options.limit - 1, 'WITHSCORES');
-          const ids = entries.filter((_, i) => i % 2 === 0);
-          const { payloads, malformed } = await readPayloads(ctx, open, ids);
-          const judgements = await readJudgements(ctx, open, ids);
+        const { count, rows } = await withQueue(ctx, async ({ redis }) => {
+          const keys = quarantineKeys(ctx.config().redis, ctx.config().queueName);
+          const held: (HeldSubmission & { heldAt: number })[] = [];
+          let total = 0;
+          for (let offset: number | undefined = 0; offset !== undefined && held.length < options.limit; ) {
+            const page = await listHeld(redis, keys, {
+              offset,
+              limit: Math.min(PAGE, options.limit - held.length),
+              now,
+            });
+            total = page.total;
+            held.push(...page.rows);
+            offset = page.next;
+          }
           return {
             count: total,
-            rows: ids.map((id, i) => ({
-              id,
-              kind: payloads.get(id)?.kind,
-              recordId: payloads.get(id)?.recordId,
-              acceptedAt: payloads.get(id)?.acceptedAt,
-              reasons: judgements.get(id)?.reasons.map(reasonLabel) ?? [],
-              ...(judgements.get(id)?.agent ? { agent: judgements.get(id)!.agent } : {}),
-              ...(malformed.has(id) ? { malformed: malformed.get(id) } : {}),
-              quarantinedAt: new Date(Number(entries[i * 2 + 1])).toISOString(),
-              ageSeconds: Math.round((now - Number(entries[i * 2 + 1])) / 1000),
+            rows: held.map((h) => ({
+              id: h.id,
+              kind: h.payload?.kind,
+              recordId: h.payload?.recordId,
+              acceptedAt: h.payload?.acceptedAt,
+              reasons: h.judgement?.reasons.map(reasonLabel) ?? [],
+              ...(h.judgement?.agent ? { agent: h.judgement.agent } : {}),
+              ...(h.judgement?.reviewed ? { reviewed: h.judgement.reviewed } : {}),
+              ...(h.malformed ? { malformed: h.malformed } : {}),
+              quarantinedAt: new Date(h.heldAt).toISOString(),
+              ageSeconds: Math.round((now - h.heldAt) / 1000),
             })),
           };
         });
@@ -89,7 +104,7 @@ export function spamCommand(ctx: CliContext): Command {
         for (const r of rows)
           print(
             ctx,
-            `${r.id}  ${(r.kind ?? '?').padEnd(17)}  ${formatAge(r.ageSeconds).padStart(6)}  ${r.reasons.join(', ') || '(no reasons kept)'}${r.agent ? `  agent ${r.agent}` : ''}${r.malformed ? `  malformed: ${r.malformed}` : ''}`,
+            `${r.id}  ${(r.kind ?? '?').padEnd(17)}  ${formatAge(r.ageSeconds).padStart(6)}  ${r.reasons.join(', ') || '(no reasons kept)'}${r.agent ? `  agent ${r.agent}` : ''}${r.reviewed ? `  ${markText(r.reviewed)}` : ''}${r.malformed ? `  malformed: ${r.malformed}` : ''}`,
           );
         if (rows.length < count) print(ctx, `… ${count - rows.length} more (raise --limit to list them)`);
         print(ctx, `${rows.length} listed, by reason:`);
@@ -100,39 +115,72 @@ export function spamCommand(ctx: CliContext): Command {
   sub(
     withExitCodes(new Command('show'), {
       ok: 'shown',
-      failed: 'not in the quarantine (released, purged, expired or never caught), malformed, or Redis unreachable',
+      failed: 'nothing found for the id (neither held nor in the queue), a malformed entry, or Redis unreachable',
     })
-      .description('one quarantined submission, its personal fields masked unless --reveal')
-      .argument('<id>', 'a submission id (sub_…) from `spam list`')
-      .option('--reveal', 'show email, phone and names unmasked (mind who is watching)')
+      .description(
+        'quarantined submissions, personal fields masked unless --reveal (audited); one released or delivered says so, with the label ops taught it',
+      )
+      .argument('<id>', `a submission id, recordId or Idempotency-Key: ${IDS_FROM}`)
+      .option('--reveal', 'show email, phone and names unmasked (mind who is watching; recorded in `ops audit`)')
       .addOption(jsonOption())
-      .action(async (id: string, options: { json?: boolean; reveal?: boolean }) => {
-        const read = await withQueue(ctx, (open) => readPayloads(ctx, open, [id]));
-        const problem = read.malformed.get(id);
-        if (problem) {
+      .action(async (given: string, options: { json?: boolean; reveal?: boolean }) => {
+        const found = await withQueue(ctx, async (open) => {
+          const ids = await submissionIdsFor(open.queue, open.redis, ctx.config().redis, given);
+          const held = options.reveal
+            ? new Map(
+                (await Promise.all(ids.map((id) => revealHeld(reviewDeps(ctx, open), id))))
+                  .filter((h) => h !== undefined)
+                  .map((h) => [h.id, h]),
+              )
+            : await readHeld(open.redis, reviewDeps(ctx, open).keys, ids);
+          const taught = await taughtLabels(open.redis, ctx.config().keys.spamModel, ids);
+          const states = await Promise.all(
+            ids.map(async (id) =>
+              held.has(id) ? 'held' : ((await (await open.queue.getJob(id))?.getState()) ?? null),
+            ),
+          );
+          return ids.map((id, i) => ({ id, held: held.get(id), state: states[i]!, taught: taught.get(id) }));
+        });
+        if (found.every((f) => !f.held?.payload && !f.state) || found.some((f) => f.held?.malformed))
           process.exitCode = 1;
-          if (options.json) return printJson(ctx, { id, found: true, malformed: problem });
-          return print(ctx, `quarantined submission ${id} is malformed (${problem}): purge it`);
+        const shown = found.map(({ id, held, state, taught }) => {
+          if (!held) return { id, found: false, state, ...(taught ? { taught } : {}) };
+          if (held.malformed) return { id, found: true, malformed: held.malformed };
+          const view = options.reveal ? { data: held.payload!.data, judgement: held.judgement } : maskHeld(held);
+          return {
+            id,
+            found: true,
+            ...(taught ? { taught } : {}),
+            judgement: view.judgement,
+            submission: { ...held.payload!, data: view.data },
+          };
+        });
+        if (options.json) return printJson(ctx, shown.length === 1 ? shown[0] : { id: given, submissions: shown });
+        for (const { id, held, state, taught } of found) {
+          if (held?.malformed) {
+            print(ctx, `quarantined submission ${id} is malformed (${held.malformed}): purge it`);
+            continue;
+          }
+          if (!held?.payload) {
+            const where = state ? `not held: ${state} in the queue (\`ops show ${id}\`)` : 'no quarantined submission';
+            print(ctx, `${id}  ${where}${taught ? `; taught as ${taught}` : ''}`);
+            continue;
+          }
+          const { payload } = held;
+          const { data, judgement } = options.reveal
+            ? { data: payload.data, judgement: held.judgement }
+            : maskHeld(held);
+          print(ctx, `${id}  ${payload.kind}  accepted ${payload.acceptedAt}  recordId ${payload.recordId}`);
+          if (judgement?.reviewed)
+            print(ctx, `  ${markText(judgement.reviewed)} (still held: \`ops spam release ${id}\` delivers it)`);
+          if (judgement?.agent) print(ctx, `  sent by an agent: ${judgement.agent}`);
+          if (judgement?.score !== undefined) print(ctx, `  content filter score ${judgement.score}`);
+          print(ctx, '  held for:');
+          for (const r of judgement?.reasons ?? []) print(ctx, `    ${reasonLabel(r)}  (weight ${r.weight})`);
+          if (!judgement) print(ctx, '    (no reasons kept: quarantined by an older gateway)');
+          print(ctx, `  payload${options.reveal ? '' : ' (masked; --reveal to unmask)'}:`);
+          print(ctx, JSON.stringify(data, null, 2).replace(/^/gm, '    '));
         }
-        const payload = read.payloads.get(id);
-        if (!payload) {
-          process.exitCode = 1;
-          if (options.json) return printJson(ctx, { id, found: false });
-          return print(ctx, `no quarantined submission ${id}`);
-        }
-        const shown = { ...payload, data: options.reveal ? payload.data : maskPii(payload.data) };
-        const kept = (await withQueue(ctx, (open) => readJudgements(ctx, open, [id]))).get(id);
-        // The client's address is personal data: shown only with --reveal, like the payload's fields.
-        const judgement = kept?.client && !options.reveal ? { ...kept, client: { ip: '***' } } : kept;
-        if (options.json) return printJson(ctx, { id, found: true, judgement, submission: shown });
-        print(ctx, `${id}  ${payload.kind}  accepted ${payload.acceptedAt}  recordId ${payload.recordId}`);
-        if (judgement?.agent) print(ctx, `  sent by an agent: ${judgement.agent}`);
-        if (judgement?.score !== undefined) print(ctx, `  content filter score ${judgement.score}`);
-        print(ctx, '  held for:');
-        for (const r of judgement?.reasons ?? []) print(ctx, `    ${reasonLabel(r)}  (weight ${r.weight})`);
-        if (!judgement) print(ctx, '    (no reasons kept: quarantined by an older gateway)');
-        print(ctx, `  payload${options.reveal ? '' : ' (masked; --reveal to unmask)'}:`);
-        print(ctx, JSON.stringify(shown.data, null, 2).replace(/^/gm, '    '));
       }),
   );
 
@@ -144,49 +192,12 @@ export function spamCommand(ctx: CliContext): Command {
         '(never released), or Redis unreachable',
     })
       .description('queue quarantined submissions for the CRM under their own ids (twice is harmless)')
-      .argument('<ids...>', 'submission ids from `spam list`')
+      .argument('<ids...>', IDS_FROM)
       .addOption(jsonOption())
-      .action(async (ids: string[], options: { json?: boolean }) => {
-        const result = await withQueue(ctx, async (open) => {
-          const { spamIndex, spamData, spamReasons } = ctx.config().keys;
-          const { payloads, malformed } = await readPayloads(ctx, open, ids);
-          const judgements = await readJudgements(ctx, open, ids);
-          const found = ids.filter((id) => payloads.has(id));
-          const audit = await auditAction(ctx, open, { action: 'spam release', filter: { ids }, jobIds: found });
-          const released: string[] = [];
-          try {
-            for (const id of found) {
-              const payload = payloads.get(id)!;
-              // The job id is the submission id: a second release (or one racing this) adds nothing.
-              await open.queue.add(jobNameFor(payload.kind), payload, { ...JOB_OPTIONS, jobId: payload.submissionId });
-              // Out of the quarantine only once the queue holds it: a crash between leaves it to release again.
-              await open.redis.multi().zrem(spamIndex, id).hdel(spamData, id).hdel(spamReasons, id).exec();
-              released.push(id);
-              // Not spam, ops say: the content filter learns it as ham, and Akismet is told (submit-ham).
-              await teach(ctx, open, payload, 'ham', judgements.get(id));
-            }
-          } catch (err) {
-            await audit.complete({
-              outcome: 'failed',
-              count: released.length,
-              detail: { error: (err as Error).message },
-            });
-            throw err;
-          }
-          // Not in the quarantine: released before when the queue holds its job (the state asked for holds),
-          // else missing (never quarantined, purged, expired, or delivered so long ago its job is gone). A
-          // malformed entry is neither: it is there, and never released.
-          const alreadyReleased: string[] = [];
-          const missing: string[] = [];
-          for (const id of ids.filter((id) => !payloads.has(id) && !malformed.has(id)))
-            ((await open.queue.getJob(id)) ? alreadyReleased : missing).push(id);
-          await audit.complete({
-            outcome: 'ok',
-            count: released.length,
-            detail: { alreadyReleased: alreadyReleased.length, missing: missing.length, malformed: malformed.size },
-          });
-          return { released, alreadyReleased, missing, malformed: Object.fromEntries(malformed) };
-        });
+      .action(async (given: string[], options: { json?: boolean }) => {
+        const result = await withQueue(ctx, async (open) =>
+          releaseHeld(reviewDeps(ctx, open), await resolveIds(ctx, open, given)),
+        );
         const malformed = Object.entries(result.malformed);
         if (result.missing.length > 0 || malformed.length > 0) process.exitCode = 1;
         const counts = {
@@ -213,48 +224,40 @@ export function spamCommand(ctx: CliContext): Command {
         'an id found neither in the quarantine nor in the queue (completed jobs are kept a day), or Redis unreachable',
     })
       .description(
-        'teach the content filter that submissions are spam: ones that got through (delivered in the last day) or ones held',
+        'teach the content filter that submissions are spam: ones that got through (delivered in the last day) or ones held (they stay held, marked as reviewed)',
       )
-      .argument('<ids...>', 'submission ids (sub_…) from `ops show`, `ops status` or `spam list`')
-      .option('--ham', 'teach the opposite: these are not spam (delivered ones the filter should learn from)')
+      .argument('<ids...>', IDS_FROM)
+      .option(
+        '--ham',
+        'teach the opposite: these are not spam (a held one stays held, marked: `spam release` delivers it)',
+      )
       .addOption(jsonOption())
-      .action(async (ids: string[], options: { json?: boolean; ham?: boolean }) => {
+      .action(async (given: string[], options: { json?: boolean; ham?: boolean }) => {
         const label = options.ham ? 'ham' : 'spam';
         const result = await withQueue(ctx, async (open) => {
-          const { payloads } = await readPayloads(ctx, open, ids);
-          const judgements = await readJudgements(ctx, open, ids);
-          const audit = await auditAction(ctx, open, { action: 'spam mark', filter: { ids, label }, jobIds: ids });
-          const taught: string[] = [];
-          const already: string[] = [];
-          const missing: string[] = [];
-          const delivered: string[] = []; // out of the quarantine: their CRM records are marked too
-          for (const id of ids) {
-            let payload = payloads.get(id);
-            if (!payload) {
-              const job = await open.queue.getJob(id);
-              const read = job ? parseJobPayload(JSON.stringify(job.data)) : undefined;
-              payload = read && 'payload' in read ? read.payload : undefined;
-              if (payload && label === 'spam' && (await job!.isCompleted())) delivered.push(id);
-            }
-            if (!payload) missing.push(id);
-            else ((await teach(ctx, open, payload, label, judgements.get(id))) ? taught : already).push(id);
-          }
-          await audit.complete({
-            outcome: 'ok',
-            count: taught.length,
-            detail: { already: already.length, missing: missing.length },
-          });
-          return { taught, already, missing, crm: await markCrmSpam(ctx, open, delivered) };
+          const marked = await markSubmissions(reviewDeps(ctx, open), await resolveIds(ctx, open, given), label);
+          // Delivered ones marked spam: their CRM records are marked too (a field; nothing deleted).
+          return { ...marked, crm: await markCrmSpam(ctx, open, label === 'spam' ? marked.delivered : []) };
         });
         if (result.missing.length > 0 || ('pending' in result.crm && result.crm.state === 'failed'))
           process.exitCode = 1;
-        const counts = { taught: result.taught.length, already: result.already.length, missing: result.missing.length };
+        const counts = {
+          taught: result.taught.length,
+          already: result.already.length,
+          missing: result.missing.length,
+          held: result.held.length,
+        };
         const { crm, ...byId } = result;
         if (options.json) return printJson(ctx, { ...counts, ids: byId, crm });
         print(
           ctx,
           `taught as ${label} ${counts.taught}, taught so before ${counts.already}, missing ${counts.missing}`,
         );
+        if (result.held.length > 0)
+          print(
+            ctx,
+            `  still held, marked as reviewed: ${result.held.join(' ')}${label === 'ham' ? ` (\`ops spam release ${result.held.join(' ')}\` delivers them)` : ''}`,
+          );
         for (const id of result.missing)
           print(ctx, `  missing ${id}: neither in the quarantine nor in the queue (completed jobs are kept a day)`);
         if ('pending' in crm)
@@ -273,36 +276,16 @@ export function spamCommand(ctx: CliContext): Command {
       usage: 'no --yes, ids and --all both or neither',
     })
       .description('drop quarantined submissions for good (--yes required)')
-      .argument('[ids...]', 'submission ids from `spam list`')
+      .argument('[ids...]', IDS_FROM)
       .option('--all', 'every quarantined submission')
       .option('--yes', 'really drop them')
       .addOption(jsonOption())
-      .action(async (ids: string[], options: { json?: boolean; all?: boolean; yes?: boolean }) => {
-        if (ids.length > 0 === Boolean(options.all)) throw new UsageError('give ids or --all (one of them)');
+      .action(async (given: string[], options: { json?: boolean; all?: boolean; yes?: boolean }) => {
+        if (given.length > 0 === Boolean(options.all)) throw new UsageError('give ids or --all (one of them)');
         if (!options.yes) throw new UsageError('spam purge drops submissions for good: add --yes');
-        const removed = await withQueue(ctx, async (open) => {
-          const { spamIndex, spamData, spamReasons } = ctx.config().keys;
-          const targets = options.all ? await open.redis.zrange(spamIndex, '0', '-1') : ids;
-          const audit = await auditAction(ctx, open, {
-            action: 'spam purge',
-            filter: options.all ? { all: true } : { ids },
-            jobIds: targets,
-          });
-          let count = 0;
-          for (let i = 0; i < targets.length; i += PAGE) {
-            const page = targets.slice(i, i + PAGE);
-            const [[, gone] = []] =
-              (await open.redis
-                .multi()
-                .zrem(spamIndex, ...page)
-                .hdel(spamData, ...page)
-                .hdel(spamReasons, ...page)
-                .exec()) ?? [];
-            count += Number(gone ?? 0);
-          }
-          await audit.complete({ outcome: 'ok', count });
-          return count;
-        });
+        const removed = await withQueue(ctx, async (open) =>
+          purgeHeld(reviewDeps(ctx, open), options.all ? { all: true } : { ids: await resolveIds(ctx, open, given) }),
+        );
         if (options.json) return printJson(ctx, { removed });
         print(ctx, `removed ${removed}`);
       }),
@@ -310,93 +293,18 @@ export function spamCommand(ctx: CliContext): Command {
   return spam;
 }
 
-/**
- * The quarantined payloads of `ids` that are still there (HMGET a page at a time), each read through the job
- * catalog's schema: one that does not parse (hand-edited, or written by another version) is reported as
- * malformed with what is wrong, never cast to a payload, released into the queue, nor left to crash a command.
- */
-async function readPayloads(
-  ctx: CliContext,
-  { redis }: OpenQueue,
-  ids: string[],
-): Promise<{ payloads: Map<string, JobPayload>; malformed: Map<string, string> }> {
-  const payloads = new Map<string, JobPayload>();
-  const malformed = new Map<string, string>();
-  for (let i = 0; i < ids.length; i += PAGE) {
-    const page = ids.slice(i, i + PAGE);
-    if (page.length === 0) continue;
-    const values = await redis.hmget(ctx.config().keys.spamData, ...page);
-    page.forEach((id, j) => {
-      if (!values[j]) return;
-      const read = parseJobPayload(values[j]!);
-      if ('payload' in read) payloads.set(id, read.payload);
-      else malformed.set(id, read.problem);
-    });
-  }
-  return { payloads, malformed };
+/** The review operations under this CLI's actor (OPS_ACTOR or the OS user), Akismet's notices on stderr. */
+function reviewDeps(ctx: CliContext, { queue, redis }: OpenQueue): ReviewDeps {
+  const { actor, keys, akismet } = ctx.config();
+  return { queue, redis, keys, actor, akismet, warn: (text) => ctx.stderr.write(`${text}\n`) };
 }
 
-/** The reasons kept beside each quarantined id (none for one quarantined before reasons were kept). */
-async function readJudgements(
-  ctx: CliContext,
-  { redis }: OpenQueue,
-  ids: string[],
-): Promise<Map<string, SpamJudgement>> {
-  const judgements = new Map<string, SpamJudgement>();
-  for (let i = 0; i < ids.length; i += PAGE) {
-    const page = ids.slice(i, i + PAGE);
-    if (page.length === 0) continue;
-    const values = await redis.hmget(ctx.config().keys.spamReasons, ...page);
-    page.forEach((id, j) => {
-      if (!values[j]) return;
-      try {
-        const parsed = v.safeParse(SpamJudgementSchema, JSON.parse(values[j]!));
-        if (parsed.success) judgements.set(id, parsed.output);
-      } catch {
-        // Not JSON: shown as no reasons kept.
-      }
-    });
-  }
-  return judgements;
+/** Every id as the other commands take it (`submissionIdsFor`), each submission once. */
+async function resolveIds(ctx: CliContext, { queue, redis }: OpenQueue, given: string[]): Promise<string[]> {
+  const ids = await Promise.all(given.map((id) => submissionIdsFor(queue, redis, ctx.config().redis, id)));
+  return [...new Set(ids.flat())];
 }
 
-/** `layer code` or `layer code (detail)`: the detail is configuration or a score, never the submitter's text. */
-function reasonLabel(r: SpamJudgement['reasons'][number]): string {
-  return `${r.layer}:${r.code}${r.detail ? ` (${r.detail})` : ''}`;
-}
-
-/**
- * Teaches the shared model one submission's label (the gateways re-read it within SPAM_MODEL_REFRESH_SECONDS):
- * its free text's features, hashed, never its words. True when the model changed. With Akismet on, and the
- * client's address kept with a held submission (Akismet requires it), Akismet is told too (submit-spam or
- * submit-ham), once, when the model changed; a delivered submission kept no address and is taught locally only.
- */
-async function teach(
-  ctx: CliContext,
-  { redis }: OpenQueue,
-  payload: JobPayload,
-  label: 'spam' | 'ham',
-  judgement: SpamJudgement | undefined,
-) {
-  const emailField = endpointFor(payload.kind).emailField;
-  const texts = freeTexts(payload.data, emailField);
-  const email = String((payload.data as Record<string, unknown>)[emailField] ?? '');
-  const changed = await trainSpamModel(
-    redis,
-    ctx.config().keys.spamModel,
-    payload.submissionId,
-    label,
-    spamFeatures(texts, email),
-  );
-  const { akismet } = ctx.config();
-  if (changed && akismet && judgement?.client) {
-    const told = await akismetCall(akismet, label === 'spam' ? 'submit-spam' : 'submit-ham', {
-      ...judgement.client,
-      email,
-      content: texts.join('\n'),
-    });
-    if ('unavailable' in told)
-      ctx.stderr.write(`akismet not told about ${payload.submissionId}: ${told.unavailable}\n`);
-  }
-  return changed;
+function markText(reviewed: NonNullable<SpamJudgement['reviewed']>): string {
+  return `reviewed: marked ${reviewed.label} by ${reviewed.by} at ${reviewed.at}`;
 }

@@ -5,30 +5,32 @@ import * as v from 'valibot';
 import { type Crm, type DeliveryResult, PermanentCrmError } from '../crm/crm.ts';
 import { removeStagedCv } from '../storage/finalise-cv.ts';
 import { attachCv, type CvDeps, dropStagedCv } from './attach-cv.ts';
+import { type HeldResult, type JudgeDeps, judgeJob } from './judge-job.ts';
 import { blankErasedJob, type ErasureCheck } from './refuse-erased.ts';
 
 /** What a job refused for an erased address completes with: nothing was written. */
 export type ErasedResult = { erased: true };
 
 /**
- * Re-parses the job against its catalog schema, then writes it to the CRM. A payload that fails its
+ * Re-parses the job against its catalog schema, judges it (once: judge-job.ts), then writes it to the CRM. A payload that fails its
  * schema, an unknown job name or a CRM rejection fails at once (no retry can fix them); anything else is
  * thrown as is and retried on the backoff schedule. A job for an address erased after it was accepted is
  * refused here, before the CV step and any CRM driver: its payload is blanked, its staged CV dropped, and
- * it completes as `{erased: true}`.
+ * it completes as `{erased: true}`. One the judge holds goes to the quarantine and completes as `{held: true}`.
  */
 export async function deliverSubmission(
   job: Job,
   crm: Crm,
   cvDeps: CvDeps,
   isErased: ErasureCheck,
-): Promise<DeliveryResult | ErasedResult> {
+  judgeDeps: JudgeDeps,
+): Promise<DeliveryResult | ErasedResult | HeldResult> {
   // The attempt's consumer span (tracing on) says which submission, which attempt, and how it ended.
   const attempt = job.attemptsMade + 1;
   annotateSpan({ 'submission.id': String(job.id), 'submission.kind': job.name, 'submission.attempt': attempt });
   try {
-    const result = await deliver(job, crm, cvDeps, isErased);
-    annotateSpan({ 'submission.outcome': 'erased' in result ? 'erased' : 'delivered' });
+    const result = await deliver(job, crm, cvDeps, isErased, judgeDeps);
+    annotateSpan({ 'submission.outcome': 'erased' in result ? 'erased' : 'held' in result ? 'held' : 'delivered' });
     return result;
   } catch (err) {
     const final = err instanceof UnrecoverableError || attempt >= (job.opts.attempts ?? 1);
@@ -42,7 +44,8 @@ async function deliver(
   crm: Crm,
   cvDeps: CvDeps,
   isErased: ErasureCheck,
-): Promise<DeliveryResult | ErasedResult> {
+  judgeDeps: JudgeDeps,
+): Promise<DeliveryResult | ErasedResult | HeldResult> {
   const schema = JOBS[job.name as JobName];
   if (!schema) throw new UnrecoverableError(`Unknown job name "${job.name}"`);
   const parsed = v.safeParse(schema, job.data);
@@ -56,8 +59,11 @@ async function deliver(
     await blankErasedJob(job, parsed.output);
     return { erased: true };
   }
+  // The judge, before anything leaves for the CRM: a held job goes no further (its staged CV stays, for a release).
+  const judged = await judgeJob(job, parsed.output, judgeDeps);
+  if (!judged) return { held: true };
   // A careers CV is finalised in object storage before the CRM write, so the record links a stored file.
-  const submission = await attachCv(job, parsed.output, cvDeps);
+  const submission = await attachCv(job, judged, cvDeps);
   let result: DeliveryResult;
   try {
     result = await withSpan('crm.write', { kind: 'client', attributes: { 'crm.system': crm.name } }, async (span) => {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { ObjectStorage } from '@forms/object-storage';
 import { scrubPii } from '@forms/observability';
+import { findHeld, removeHeld } from '@forms/quarantine';
 import { recordOpsAction } from '@forms/runtime';
 import {
   AUDIT_MAX_ENTRIES,
@@ -144,7 +145,7 @@ export async function erasePerson(
 
   const found = await reach('Redis', async () => {
     const jobs = await findJobs(queue, email);
-    const quarantined = await findQuarantined(redis, ops.spamData, email);
+    const quarantined = await findHeld(redis, ops, (payload) => holdsAddress(payload, email));
     const contactKey = submission.contact(email);
     const contactId = await redis.get(contactKey);
     const knownIds = new Set([...jobs.map((j) => String(j.id)), ...quarantined.map((q) => q.id)]);
@@ -213,16 +214,12 @@ export async function erasePerson(
 
     store = 'Redis';
     const stillActive = await removeJobs(jobs);
-    if (quarantined.length > 0) {
-      const ids = quarantined.map((q) => q.id);
-      await redis
-        .multi()
-        .zrem(ops.spamIndex, ...ids)
-        .hdel(ops.spamData, ...ids)
-        // Why it was held, and with Akismet on the client's address: goes with the payload.
-        .hdel(ops.spamReasons, ...ids)
-        .exec();
-    }
+    // Why each was held, and with Akismet on the client's address, goes with the payload (the package's removal).
+    await removeHeld(
+      redis,
+      ops,
+      quarantined.map((q) => q.id),
+    );
     for (const key of idempotency) await redis.del(key);
     let indexRemoved = 0;
     for (const key of indexKeys) indexRemoved += await redis.del(key);
@@ -290,7 +287,7 @@ export async function findJobs(queue: Queue, email: string): Promise<FoundJob[]>
   return found;
 }
 
-function holdsAddress(payload: unknown, email: string): boolean {
+export function holdsAddress(payload: unknown, email: string): boolean {
   const p = payload as { kind?: SubmissionKind; data?: object } | undefined;
   if (!p?.kind || !p.data || typeof p.data !== 'object') return false;
   try {
@@ -325,32 +322,6 @@ async function removeJobs(jobs: FoundJob[]): Promise<string[]> {
     }
   }
   return stillActive;
-}
-
-/** The quarantined submissions whose payload holds `email`; `ops show <email>` reads them too. */
-export async function findQuarantined(
-  redis: Redis | Cluster,
-  dataKey: string,
-  email: string,
-): Promise<{ id: string; payload: unknown }[]> {
-  const found: { id: string; payload: unknown }[] = [];
-  let cursor = '0';
-  // Bounded by the quarantine's own bound (QUARANTINE_MAX): at most that many entries, 500 a call.
-  for (let turn = 0; turn < 10_000; turn++) {
-    const [next, flat] = await redis.hscan(dataKey, cursor, 'COUNT', 500);
-    for (let i = 0; i < flat.length; i += 2) {
-      let payload: unknown;
-      try {
-        payload = JSON.parse(flat[i + 1]!);
-      } catch {
-        continue;
-      }
-      if (holdsAddress(payload, email)) found.push({ id: flat[i]!, payload });
-    }
-    cursor = next;
-    if (cursor === '0') break;
-  }
-  return found;
 }
 
 /** Idempotency records (a day's worth) whose submission is one of the person's, or whose recordId is theirs. */

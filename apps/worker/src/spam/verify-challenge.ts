@@ -1,10 +1,4 @@
-/** The challenge providers, and the form field each one's widget adds to the form it protects. */
-export const CHALLENGE_TOKEN_FIELDS = {
-  turnstile: 'cf-turnstile-response',
-  hcaptcha: 'h-captcha-response',
-  recaptcha: 'g-recaptcha-response',
-} as const;
-export type ChallengeProvider = keyof typeof CHALLENGE_TOKEN_FIELDS;
+import type { ChallengeProvider } from '@forms/schemas';
 
 /** Each provider's documented siteverify endpoint (CHALLENGE_VERIFY_URL replaces it, for tests). */
 export const SITEVERIFY_URLS: Record<ChallengeProvider, string> = {

@@ -2,10 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { loadConfig } from '../../config.ts';
+import { loadConfig } from '../config.ts';
 
 // A rules file is read once, at start; a rule that cannot work stops the start with a message naming it,
-// never a gateway that runs without the rule its operator thinks it has.
+// never a worker that runs without the rule its operator thinks it has.
 const dir = mkdtempSync(join(tmpdir(), 'spam-rules-'));
 function rulesFile(content: string): string {
   const file = join(dir, `${Math.random().toString(36).slice(2)}.json`);

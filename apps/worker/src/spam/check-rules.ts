@@ -1,7 +1,7 @@
 import type { SpamReason } from '@forms/schemas';
-import { isDisposableEmail } from '../work-email.ts';
+import type { SpamRules } from '@forms/spam-filter';
+import { isDisposableEmail } from '@forms/spam-filter';
 import { SPAM_PHRASES } from './spam-phrases.ts';
-import type { SpamRules } from './spam-settings.ts';
 
 // A link as spam carries it: a scheme, a `www.` host, or a BBCode/HTML link (counted once per opening).
 const LINK = /\bhttps?:\/\/|\bwww\.[a-z0-9-]|\[url[=\]]|<a\s/giu;

@@ -1,12 +1,11 @@
+import { createSpamCounters } from '@forms/spam-filter';
 import { expect, it } from 'vitest';
-import { loadConfig } from '../../config.ts';
-import { createSpamJudge, forgiveSpentToken, type JudgeInput, type Verdict } from './judge-submission.ts';
-import { createSpamCounters } from './spam-counters.ts';
+import { loadConfig } from '../config.ts';
+import { createSpamJudge, type JudgeInput } from './judge-submission.ts';
 
 const { rules } = loadConfig({}).spam;
 const input = (over: Partial<JudgeInput> = {}): JudgeInput => ({
   kind: 'contact',
-  body: {},
   email: 'ada@acme.io',
   texts: ['Ada', 'Hello'],
   ip: '192.0.2.1',
@@ -42,14 +41,11 @@ it('a missing token is known without a call, and what the in-memory layers hold 
     filter: undefined,
     counters: createSpamCounters(),
   });
-  const verdict = judge(input({ body: { website: 'bot' }, texts: ['x'] }));
-  expect(verdict).toEqual({
-    spam: true,
-    reasons: [
-      { layer: 'honeypot', code: 'filled', weight: 1 },
-      { layer: 'challenge', code: 'missing-token', weight: 1 },
-    ],
-  });
+  const verdict = judge(input({ texts: ['x'] }));
+  expect(verdict).toEqual({ spam: true, reasons: [{ layer: 'challenge', code: 'missing-token', weight: 1 }] });
+  // Another provider's token is as good as none.
+  const elsewhere = judge(input({ token: { field: 'h-captcha-response', value: 'tok' } }));
+  expect(elsewhere).toEqual({ spam: true, reasons: [{ layer: 'challenge', code: 'missing-token', weight: 1 }] });
   // An agent is asked no challenge.
   expect(judge(input({ agent: 'some-agent' }))).toEqual({ spam: false, reasons: [], agent: 'some-agent' });
 });
@@ -58,25 +54,7 @@ it('a provider that cannot be reached within its deadline abstains: not held, co
   const counters = createSpamCounters();
   const required = { ...rules, contact: { ...rules.contact, challenge: 'required' as const } };
   const judge = createSpamJudge({ rules: required, challenge: unreachable, filter: undefined, counters });
-  const verdict = await judge(input({ body: { 'cf-turnstile-response': 'tok' } }));
+  const verdict = await judge(input({ token: { field: 'cf-turnstile-response', value: 'tok' } }));
   expect(verdict).toEqual({ spam: false, reasons: [] });
   expect(counters.unavailable.get('challenge')).toBe(1);
-});
-
-it("a keyed retry's spent token is forgiven; the rest of the verdict stands", () => {
-  const spent: Verdict = {
-    spam: true,
-    reasons: [
-      { layer: 'challenge', code: 'timeout-or-duplicate', weight: 1 },
-      { layer: 'rules', code: 'links', detail: '2', weight: 0.5 },
-    ],
-  };
-  expect(forgiveSpentToken(spent)).toEqual({ spam: false, reasons: [spent.reasons[1]] });
-  const hcaptcha: Verdict = {
-    spam: true,
-    reasons: [{ layer: 'challenge', code: 'invalid-or-already-seen-response', weight: 1 }],
-  };
-  expect(forgiveSpentToken(hcaptcha).spam).toBe(false);
-  const invalid: Verdict = { spam: true, reasons: [{ layer: 'challenge', code: 'invalid-input-response', weight: 1 }] };
-  expect(forgiveSpentToken(invalid)).toBe(invalid);
 });

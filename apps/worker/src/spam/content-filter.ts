@@ -1,7 +1,7 @@
+import { withDeadline } from '@forms/quarantine';
 import { filterFlag, scoreSpam, spamFeatures, startingSpamModel, withLearned } from '@forms/spam-filter';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { withRedisDeadline } from '../../redis-deadline.ts';
 import type { ContentFilter } from './judge-submission.ts';
 
 /** The spam cutoff: tuned on the SpamAssassin `spam-1`/`easy-ham-1` folders (`pnpm bench:spam-filter`, docs/benchmarks.md). */
@@ -13,7 +13,7 @@ export const DEFAULT_FILTER_UNSURE = 0.5;
  * The learning content filter: the starting model plus what ops taught it (the `spamModel` hash, written by
  * `ops spam mark` and `release`), read from Redis every `refreshMs` in the background, never on a request:
  * scoring is in memory (features of the free text and the sender's domain, hashed; a naive Bayes score).
- * Nothing leaves the machine. Stops reading when `redis` ends (the gateway stopping).
+ * Nothing leaves the machine. Stops reading when `redis` ends (the worker stopping).
  */
 export function createContentFilter({
   redis,
@@ -37,7 +37,7 @@ export function createContentFilter({
   let madeFrom = '{}';
   async function refresh() {
     try {
-      const learned = await withRedisDeadline(redis.hgetall(modelKey), timeoutMs);
+      const learned = await withDeadline(redis.hgetall(modelKey), timeoutMs);
       const read = JSON.stringify(learned);
       if (read !== madeFrom) {
         model = withLearned(start, learned);

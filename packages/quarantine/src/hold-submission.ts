@@ -1,7 +1,6 @@
 import { type JobPayload, opsKeys, type RedisSettings, type SpamJudgement } from '@forms/schemas';
 import type { Cluster, Redis } from 'ioredis';
-import { withRedisDeadline } from '../redis-deadline.ts';
-import { writeAtEndOfTurn } from './queue.ts';
+import { withDeadline } from './with-deadline.ts';
 
 // One script, one round trip, atomic: keep the payload under its submission id (the first time kept if a
 // retry with the same Idempotency-Key quarantines it again), then bound the set: entries older than the
@@ -44,21 +43,35 @@ export type Quarantine = (payload: JobPayload, judgement: SpamJudgement) => Prom
 
 /**
  * Keeps a submission the spam layers held, exactly as it would have been queued, with why they held it,
- * for `ops spam` to list, release or purge: bounded by age (`QUARANTINE_DAYS`) and count (`QUARANTINE_MAX`). Resolves once Redis holds it,
- * like an add.
+ * for `ops spam` to list, release or purge: bounded by age (`QUARANTINE_DAYS`) and count (`QUARANTINE_MAX`).
+ * Resolves once Redis holds it, like an add; rejects when Redis failed or did not answer within `timeoutMs`
+ * (withDeadline; the caller decides what that becomes). `beforeWrite` runs just before the command is sent
+ * (the gateway batches its writes per turn with it).
  */
 export function createQuarantine(
   redis: Redis | Cluster,
   settings: Pick<RedisSettings, 'prefix'>,
   queueName: string,
-  { maxAgeMs, maxCount, timeoutMs }: { maxAgeMs: number; maxCount: number; timeoutMs: number },
+  {
+    maxAgeMs,
+    maxCount,
+    timeoutMs,
+    failure,
+    beforeWrite,
+  }: {
+    maxAgeMs: number;
+    maxCount: number;
+    timeoutMs: number;
+    failure?: ((cause: unknown) => unknown) | undefined;
+    beforeWrite?: (() => void) | undefined;
+  },
 ): Quarantine {
   const keys = opsKeys(settings, queueName);
   if (!('quarantineSubmission' in redis)) redis.defineCommand('quarantineSubmission', { lua: QUARANTINE_SCRIPT });
   const scripted = redis as QuarantiningRedis;
   return async function quarantine(payload, judgement) {
-    writeAtEndOfTurn(redis);
-    await withRedisDeadline(
+    beforeWrite?.();
+    await withDeadline(
       scripted.quarantineSubmission(
         3,
         keys.spamIndex,
@@ -72,6 +85,7 @@ export function createQuarantine(
         JSON.stringify(judgement),
       ),
       timeoutMs,
+      failure,
     );
   };
 }

@@ -1,35 +1,30 @@
-import type { SpamJudgement, SpamReason, SubmissionKind } from '@forms/schemas';
-import { type AkismetSettings, akismetCall, type FilterFlag } from '@forms/spam-filter';
+import {
+  CHALLENGE_TOKEN_FIELDS,
+  type JudgeInputOnJob,
+  type SpamJudgement,
+  type SpamReason,
+  type SubmissionKind,
+} from '@forms/schemas';
+import type { SpamRules } from '@forms/spam-filter';
+import { type AkismetSettings, akismetCall, countIn, type FilterFlag, type SpamCounters } from '@forms/spam-filter';
 import type { Logger } from 'pino';
-import { honeypotFilled } from '../honeypot.ts';
 import { checkRules } from './check-rules.ts';
-import { countIn, type SpamCounters } from './spam-counters.ts';
-import type { SpamRules } from './spam-settings.ts';
-import { CHALLENGE_TOKEN_FIELDS, type ChallengeSettings, verifyChallenge } from './verify-challenge.ts';
+import { type ChallengeSettings, verifyChallenge } from './verify-challenge.ts';
 
 /** A verdict: held (spam) or not, and why. */
 export type Verdict = SpamJudgement & { spam: boolean };
 
-/** One submission, as the spam layers see it. */
-export type JudgeInput = {
+/**
+ * One submission, as the spam layers see it: what the gateway carried on the job for the judge (the token,
+ * the client's address and user agent, the agent's name: JudgeInputSchema), and the job's own kind, email and
+ * free text (the honeypot was decided by the gateway, before the answer).
+ */
+export type JudgeInput = JudgeInputOnJob & {
   kind: SubmissionKind;
-  /** The raw body: the honeypot field and the challenge token are read from it (validation drops both). */
-  body: unknown;
   /** The lower-cased email. */
   email: string;
-  /** The free-text fields: every string the parsed request holds but the email. */
+  /** The free-text fields: every string the submission holds but the email. */
   texts: string[];
-  /** The client's address, sent to siteverify as `remoteip`. */
-  ip: string | undefined;
-  /** The name an agent declared (`Forms-Agent` header): the challenge is not asked of it. */
-  agent: string | undefined;
-  /** The client's User-Agent header, for Akismet. */
-  userAgent?: string | undefined;
-  /**
-   * A browser's own form post (JavaScript off: no widget ran, so no token can be in it): a missing token is
-   * then `plain-form-no-token`, not `missing-token` (docs/site-forms.md#challenges).
-   */
-  plainForm?: boolean | undefined;
 };
 
 /**
@@ -44,12 +39,11 @@ export type ContentFilter = {
 export type SpamJudge = ReturnType<typeof createSpamJudge>;
 
 /**
- * The spam defence's one entry: a submission in, a verdict with reasons out. The layers run in order,
- * cheapest first: the honeypot, the rules and the content filter in memory; then the network layers, at once,
- * each bounded by its deadline and skipped when the in-memory layers already hold the submission: the
+ * The judge: a submission in, a verdict with reasons out, run by the worker before the CRM write. The layers
+ * run in order, cheapest first: the rules and the content filter in memory; then the network layers, at
+ * once, each bounded by its deadline and skipped when the in-memory layers already hold the submission: the
  * provider's siteverify when the form kind asks for a challenge (and the sender is not an agent), and Akismet
- * when configured. Without either the verdict is returned synchronously: the ack path awaits nothing it did
- * not await before.
+ * when configured. Without either the verdict is returned synchronously.
  * A submission is spam when its reasons' weights add up to 1.
  */
 export function createSpamJudge({
@@ -69,7 +63,7 @@ export function createSpamJudge({
 }) {
   function decide(input: JudgeInput, reasons: SpamReason[], score: number | undefined): Verdict {
     return {
-      spam: adds(reasons),
+      spam: holds(reasons),
       reasons,
       ...(score !== undefined ? { score: Math.round(score * 1e4) / 1e4 } : {}),
       ...(input.agent ? { agent: input.agent } : {}),
@@ -133,9 +127,7 @@ export function createSpamJudge({
 
   return function judgeSubmission(input: JudgeInput): Verdict | Promise<Verdict> {
     const kindRules = rules[input.kind];
-    const reasons: SpamReason[] = [];
-    if (honeypotFilled(input.body)) reasons.push({ layer: 'honeypot', code: 'filled', weight: 1 });
-    reasons.push(...checkRules(kindRules, input.email, input.texts));
+    const reasons: SpamReason[] = checkRules(kindRules, input.email, input.texts);
     const score = filter?.score(input.texts, input.email);
     const flag = score === undefined ? undefined : filter?.flag(score);
     if (flag) reasons.push(flag);
@@ -144,33 +136,19 @@ export function createSpamJudge({
     let toVerify: { token: string; weight: number } | undefined;
     if (kindRules.challenge !== 'off' && challenge && !input.agent) {
       const weight = kindRules.challenge === 'required' ? 1 : 0.5;
-      const token = (input.body as Record<string, unknown>)[CHALLENGE_TOKEN_FIELDS[challenge.provider]];
-      if (typeof token === 'string' && token.trim() !== '') toVerify = { token: token.trim(), weight };
+      // Only a token in this provider's field: another's is as good as none, as when the gateway judged.
+      const token = input.token?.field === CHALLENGE_TOKEN_FIELDS[challenge.provider] ? input.token.value : undefined;
+      if (token) toVerify = { token, weight };
       else
         reasons.push({ layer: 'challenge', code: input.plainForm ? 'plain-form-no-token' : 'missing-token', weight });
     }
     // The network layers only when asked for, and only for what the in-memory ones did not hold already.
-    if (adds(reasons) || (!toVerify && !(akismet && input.ip))) return decide(input, reasons, score);
+    if (holds(reasons) || (!toVerify && !(akismet && input.ip))) return decide(input, reasons, score);
     return judgeRemotely(input, reasons, score, toVerify);
   };
 }
 
-/**
- * A keyed retry whose first attempt was not confirmed: its token was spent by that attempt, so the provider's
- * "used before" is no mark against it (the rest of the verdict stands).
- */
-export function forgiveSpentToken(verdict: Verdict): Verdict {
-  const reasons = verdict.reasons.filter((r) => !(r.layer === 'challenge' && /duplicate|already-seen/.test(r.code)));
-  if (reasons.length === verdict.reasons.length) return verdict;
-  return { ...verdict, reasons, spam: adds(reasons) };
-}
-
-/** Counts a verdict the request path acted on (after forgiveSpentToken), for the metrics. */
-export function countVerdict(counters: SpamCounters, verdict: Verdict): void {
-  countIn(counters.verdicts, `${verdict.spam ? 'spam' : 'ham'} ${verdict.agent ? 'agent' : 'person'}`);
-  if (verdict.spam) for (const r of verdict.reasons) countIn(counters.reasons, `${r.layer} ${r.code}`);
-}
-
-function adds(reasons: readonly SpamReason[]): boolean {
+/** True when the reasons' weights add up to 1: the submission is held. */
+export function holds(reasons: readonly SpamReason[]): boolean {
   return reasons.reduce((sum, r) => sum + r.weight, 0) >= 1;
 }
