@@ -56,6 +56,17 @@ async function startStores(crm: Record<string, string>, after: () => Promise<voi
   };
 }
 
+/** The stores on a base of the local Airtable, closed with them. */
+function startAirtableStores(airtable: FakeAirtable, base: string): Promise<Stores> {
+  const crm = {
+    AIRTABLE_API_KEY: AIRTABLE_KEY,
+    AIRTABLE_BASE_ID: base,
+    AIRTABLE_ENDPOINT_URL: airtable.url,
+    AIRTABLE_RATE_MARGIN: '0.2',
+  };
+  return startStores(crm, () => airtable.close());
+}
+
 /** Posts a contact and a signup, waits until both are delivered; answers their submission ids. */
 async function deliverTwo({ gateway }: Stores) {
   const email = `lead-${randomUUID().slice(0, 8)}@acme.io`;
@@ -158,15 +169,7 @@ it(
   async () => {
     const airtable: FakeAirtable = await startFakeAirtable({ apiKey: AIRTABLE_KEY });
     const base = `appSpam${Date.now().toString(36)}`;
-    stores = await startStores(
-      {
-        AIRTABLE_API_KEY: AIRTABLE_KEY,
-        AIRTABLE_BASE_ID: base,
-        AIRTABLE_ENDPOINT_URL: airtable.url,
-        AIRTABLE_RATE_MARGIN: '0.2',
-      },
-      () => airtable.close(),
-    );
+    stores = await startAirtableStores(airtable, base);
     const ids = await deliverTwo(stores);
     const [contact] = airtable.records(base, 'Contacts');
     const [signup] = airtable.records(base, 'Signups');
@@ -199,15 +202,7 @@ it('airtable: a base set up before the spam fields still gets every submission, 
     schema: { Contacts: [...meta, ...contactFields], Signups: [...meta, 'Email', 'Phone'] },
   });
   const base = `appOld${Date.now().toString(36)}`;
-  stores = await startStores(
-    {
-      AIRTABLE_API_KEY: AIRTABLE_KEY,
-      AIRTABLE_BASE_ID: base,
-      AIRTABLE_ENDPOINT_URL: airtable.url,
-      AIRTABLE_RATE_MARGIN: '0.2',
-    },
-    () => airtable.close(),
-  );
+  stores = await startAirtableStores(airtable, base);
   const ids = await deliverTwo(stores);
   expect(airtable.records(base, 'Contacts').map((r) => r.fields.Email)).toEqual([ids.email]);
   expect(airtable.records(base, 'Signups').map((r) => r.fields['Submission ID'])).toEqual([ids.signup]);
