@@ -4,9 +4,11 @@ export { setTimeout as sleep } from 'node:timers/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
- * Polls `check` until it returns true, at most `timeoutMs`; bounded by count and time. On a timeout the
- * error carries `explain()` (what the test saw: counters, the processes' logs), so a failure in CI can be
- * read without running it again.
+ * Polls `check` until it returns true, at most `timeoutMs`; bounded by count and time, a check that never
+ * settles included (one still pending at the deadline counts as not met: a Redis command queued on a cluster
+ * client that retries forever would otherwise hold the wait, and the test, past every bound it set). On a
+ * timeout the error carries `explain()` (what the test saw: counters, the processes' logs), so a failure in
+ * CI can be read without running it again.
  */
 export async function eventually(
   check: () => Promise<boolean>,
@@ -14,7 +16,13 @@ export async function eventually(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (let i = 0; i < timeoutMs / everyMs + 1; i++) {
-    if (await check()) return;
+    const unsettled = new AbortController();
+    const met = await Promise.race([
+      check(),
+      sleep(Math.max(0, deadline - Date.now()) + everyMs, false, { signal: unsettled.signal }).catch(() => false),
+    ]);
+    unsettled.abort();
+    if (met) return;
     if (Date.now() > deadline) break;
     await sleep(everyMs);
   }
