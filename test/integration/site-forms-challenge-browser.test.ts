@@ -109,8 +109,9 @@ it('a plain form post with JavaScript off meets the page the guide describes, an
   expect(await page.locator('a[href="mailto:hello@example.com"]').count()).toBe(1);
   expect((await judged(pipeline.queue)).delivered).toBe(delivered);
   const held = await runOps(['spam', 'list', '--json'], pipeline.env);
-  expect(held.json.submissions.map((s: { reasons: string[] }) => s.reasons)).toContainEqual([
+  // Held for the missing token whatever else the layers say of its text (the filter may call it unsure).
+  expect(held.json.submissions.flatMap((s: { reasons: string[] }) => s.reasons)).toContain(
     'challenge:plain-form-no-token',
-  ]);
+  );
   await context.close();
 });
