@@ -10,17 +10,8 @@ import { openTestDatabase } from './crm-database.ts';
 import { type Answer, compareDelivery, submitMany } from './submit-many.ts';
 import { eventually } from './wait.ts';
 
-/** How many submissions are sent right after the fault, to be held across it. */
-const HELD_ACROSS = 8;
-
 export type FailoverRun = {
-  /** Every answer: the load's and the held ones'. */
   answers: Answer[];
-  /**
-   * Submissions sent right after the fault began, so that some surely meet the failover whatever the load's
-   * timing: each is held until the slot can take it (or its hold runs out).
-   */
-  held: Answer[];
   acknowledged: number;
   lost: string[];
   duplicated: string[];
@@ -113,13 +104,6 @@ export async function failoverUnderLoad({
     let lastWithoutReplicaAt = faultAt;
     if (fault === 'kill') await cluster.kill(victim);
     else cluster.pause(victim);
-    const held = submitMany({
-      urls: [gateway.url],
-      count: HELD_ACROSS,
-      concurrency: HELD_ACROSS,
-      tag: `${tag}-held`,
-      timeoutMs: 2 * holdMs,
-    });
     await eventually(async () => (await cluster.masterOf(slot).catch(() => victim)) !== victim, {
       timeoutMs: 30_000,
       everyMs: 50,
@@ -150,8 +134,7 @@ export async function failoverUnderLoad({
       explain: () => 'submissions did not flow again after the recovery',
     });
     stopLoad = true;
-    const heldAnswers = await held;
-    const answers = [...(await load), ...heldAnswers];
+    const answers = await load;
 
     const acknowledged = answers.filter((a) => a.status === 200).length;
     // Lost ones never arrive: wait until everything acknowledged is delivered, or the queue has nothing left
@@ -215,7 +198,6 @@ export async function failoverUnderLoad({
     return {
       spentAttempts,
       answers,
-      held: heldAnswers,
       ...result,
       promotedAfterMs,
       holdMs,
@@ -247,11 +229,10 @@ export function transitionAnswers(run: FailoverRun) {
     acknowledgedWithoutReplica: run.answers.filter(
       (a) => a.status === 200 && a.at > run.faultAt + 250 && a.at < run.lastWithoutReplicaAt,
     ),
-    /**
-     * Those sent right after the fault (`held`) that were not answered as the hold promises: 200 once the
-     * slot could take them, or a 503 only when the transition outlasted their hold.
-     */
-    heldNotKept: run.held.filter((a) => a.status !== 200 && !(a.status === 503 && outlasted(a))),
+    /** Held across the whole transition: in flight at the fault, answered 200 once it was over. */
+    heldAcross: run.answers.filter(
+      (a) => a.status === 200 && started(a) <= run.faultAt && a.at >= run.lastWithoutReplicaAt,
+    ),
     transitionMs: run.lastWithoutReplicaAt - run.faultAt,
   };
 }
