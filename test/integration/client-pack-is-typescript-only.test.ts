@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { REPO_ROOT, readDoc } from '../support/docs.ts';
+import { buildSiteClient } from '../support/site-client.ts';
 
 // Issue 30.11: the site-forms guide never said how a site outside this repository gets `@forms/client`, and
 // it could not: the package is private and its exports point at TypeScript source. This runs the guide's
@@ -43,3 +44,20 @@ it('the guide recipe packs a client a site outside the repository installs and i
   );
   expect(JSON.parse(imported)).toEqual(['function', 'INVALID_EMAIL']);
 }, 120_000);
+
+// CI once packed a client without `dist/index.js`: the browser tests, in other workers, built the client with
+// tsup into `packages/client/dist`, which tsup empties first, while this file's recipe packed that folder.
+// A test's pages now get a build of their own; this proves that build leaves the packed folder alone.
+it('client-built-for-test-pages-leaves-the-packed-dist-alone', async () => {
+  const dist = join(REPO_ROOT, 'packages/client/dist');
+  const before = existsSync(dist) ? statSync(dist, { bigint: true }) : undefined;
+  const client = await buildSiteClient();
+  try {
+    expect(existsSync(join(client.dir, 'index.js')) && existsSync(join(client.dir, 'checks.js'))).toBe(true);
+    const after = existsSync(dist) ? statSync(dist, { bigint: true }) : undefined;
+    // tsup's clean empties the folder and its build writes it again: either changes the folder's mtime.
+    expect(after?.mtimeNs).toBe(before?.mtimeNs);
+  } finally {
+    client.remove();
+  }
+}, 60_000);

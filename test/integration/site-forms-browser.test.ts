@@ -1,10 +1,6 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { type RunningSite, startSiteServer } from '@forms/example-site';
 import { type LocalRedis, startRedisServer, startTestS3, type TestS3 } from '@forms/local-services';
 import type { Browser, Page } from 'playwright-core';
@@ -13,10 +9,8 @@ import { atomFeed } from '../../apps/gateway/src/agent-surface/latest-video/vide
 import { PDF_TYPE, samplePdf } from '../support/cv-files.ts';
 import { launchChromium } from '../support/launch-chromium.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { buildSiteClient } from '../support/site-client.ts';
 import { eventually, sleep } from '../support/wait.ts';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const run = promisify(execFile);
 
 // This file stops and restarts its own redis-server (the gateway's 503), so it never touches the shared one.
 let redis: LocalRedis;
@@ -24,6 +18,7 @@ let s3: TestS3;
 let feed: Server;
 let pipeline: Pipeline;
 let site: RunningSite;
+let client: { dir: string; remove: () => void } | undefined;
 let browser: Browser;
 
 describe('the demo site in headless Chromium, cross-origin to the gateway', () => {
@@ -32,7 +27,7 @@ describe('the demo site in headless Chromium, cross-origin to the gateway', () =
     // Each is kept as soon as it is up, so afterAll stops what started even when another part failed.
     await Promise.all([
       // The page loads the client exactly as built for sites (the bytes `pnpm --filter @forms/client size` measures).
-      run(join(root, 'node_modules/.bin/tsup'), [], { cwd: join(root, 'packages/client') }),
+      buildSiteClient().then((built) => (client = built)),
       startRedisServer().then((started) => (redis = started)),
       startTestS3().then((started) => (s3 = started)),
       startFeed().then((started) => (feed = started)),
@@ -48,11 +43,12 @@ describe('the demo site in headless Chromium, cross-origin to the gateway', () =
     });
     // The test's own queue handle would print every refused reconnect during the planned Redis outage below.
     pipeline.queue.on('error', () => {});
-    site = await startSiteServer({ apiUrl: pipeline.gateway.url });
+    site = await startSiteServer({ apiUrl: pipeline.gateway.url, clientDir: client!.dir });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
     await site?.stop();
+    client?.remove();
     await pipeline?.stop();
     if (feed) await new Promise((resolve) => feed.close(resolve));
     await s3?.stop();

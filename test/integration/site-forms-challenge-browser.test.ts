@@ -1,8 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { type RunningSite, startSiteServer } from '@forms/example-site';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -10,6 +6,7 @@ import { judged } from '../support/judged.ts';
 import { launchChromium } from '../support/launch-chromium.ts';
 import { runOps } from '../support/ops-cli.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { buildSiteClient } from '../support/site-client.ts';
 import { type Siteverify, startSiteverify } from '../support/siteverify-server.ts';
 import { spamRulesFile } from '../support/spam-rules-file.ts';
 
@@ -19,15 +16,15 @@ import { spamRulesFile } from '../support/spam-rules-file.ts';
 // @forms/client, the gateway queues it with the token, the worker's judge verifies it at the local siteverify
 // and delivers it; a second one gets a fresh token (the widget is reset: tokens are single use). A bot posting
 // without one is held.
-const root = fileURLToPath(new URL('../../', import.meta.url));
 let siteverify: Siteverify;
 let pipeline: Pipeline;
 let site: RunningSite;
+let client: { dir: string; remove: () => void } | undefined;
 let browser: Browser;
 
 beforeAll(async () => {
   await Promise.all([
-    promisify(execFile)(join(root, 'node_modules/.bin/tsup'), [], { cwd: join(root, 'packages/client') }),
+    buildSiteClient().then((built) => (client = built)),
     startSiteverify('turnstile', 'site-secret').then((s) => (siteverify = s)),
     launchChromium().then((b) => (browser = b)),
   ]);
@@ -39,12 +36,14 @@ beforeAll(async () => {
   });
   site = await startSiteServer({
     apiUrl: pipeline.gateway.url,
+    clientDir: client!.dir,
     challenge: { provider: 'turnstile', scriptUrl: siteverify.widgetUrl, siteKey: '1x00000000000000000000AA' },
   });
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
   await site?.stop();
+  client?.remove();
   await pipeline?.stop();
   await siteverify?.stop();
 });

@@ -1,8 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { type RunningSite, startSiteServer } from '@forms/example-site';
 import { freePort, startTestS3, type TestS3 } from '@forms/local-services';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -10,16 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectionClient, PDF_TYPE, readObject, samplePdf, sha256 } from '../support/cv-files.ts';
 import { launchChromium } from '../support/launch-chromium.ts';
 import { type Pipeline, startPipeline } from '../support/pipeline.ts';
+import { buildSiteClient } from '../support/site-client.ts';
 import { eventually } from '../support/wait.ts';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const run = promisify(execFile);
 
 // The demo site with JavaScript off: the browser posts each form itself (urlencoded, or multipart with a
 // file), the gateway answers a navigation with a 303 to the site's thank-you page or a page of its own.
 let s3: TestS3;
 let pipeline: Pipeline;
 let site: RunningSite;
+let client: { dir: string; remove: () => void } | undefined;
 let browser: Browser;
 let context: BrowserContext;
 const bucket = `nojs-${randomUUID().slice(0, 8)}`;
@@ -30,12 +25,12 @@ describe('the demo site in Chromium with JavaScript disabled', () => {
   beforeAll(async () => {
     const sitePort = await freePort();
     await Promise.all([
-      run(join(root, 'node_modules/.bin/tsup'), [], { cwd: join(root, 'packages/client') }),
+      buildSiteClient().then((built) => (client = built)),
       startTestS3().then((started) => (s3 = started)),
       launchChromium().then((started) => (browser = started)),
     ]);
     pipeline = await startPipeline({ ...s3.env(bucket), FORM_REDIRECT_URLS: `http://127.0.0.1:${sitePort}/` });
-    site = await startSiteServer({ apiUrl: pipeline.gateway.url, port: sitePort });
+    site = await startSiteServer({ apiUrl: pipeline.gateway.url, clientDir: client!.dir, port: sitePort });
     context = await browser.newContext({ javaScriptEnabled: false });
     context.on('request', (req) => urls.push(req.url()));
   }, 120_000);
@@ -43,6 +38,7 @@ describe('the demo site in Chromium with JavaScript disabled', () => {
     await context?.close();
     await browser?.close();
     await site?.stop();
+    client?.remove();
     await pipeline?.stop();
     await s3?.stop();
   });

@@ -27,6 +27,7 @@ export async function startSiteServer({
   port = 0,
   host = '127.0.0.1',
   challenge,
+  clientDir = CLIENT_DIST,
 }: {
   apiUrl: string;
   port?: number;
@@ -36,7 +37,10 @@ export async function startSiteServer({
    * tests) and the site key. The widget puts its token in the form's hidden field, which the form sends.
    */
   challenge?: { provider: 'turnstile' | 'hcaptcha' | 'recaptcha'; scriptUrl: string; siteKey: string };
+  /** Where the built client is served from: `packages/client/dist` unless a test built one of its own. */
+  clientDir?: string;
 }): Promise<RunningSite> {
+  const clientRoot = join(clientDir, '/');
   const server = createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://site').pathname;
     if (path === '/config.js') {
@@ -46,7 +50,7 @@ export async function startSiteServer({
       );
       return;
     }
-    const [root, rest] = path.startsWith('/client/') ? [CLIENT_DIST, path.slice(8)] : [PUBLIC, path.slice(1)];
+    const [root, rest] = path.startsWith('/client/') ? [clientRoot, path.slice(8)] : [PUBLIC, path.slice(1)];
     const file = normalize(join(root, rest || 'index.html'));
     if (!file.startsWith(root)) {
       res.writeHead(404).end();
