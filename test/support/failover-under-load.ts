@@ -70,6 +70,10 @@ export async function failoverUnderLoad({
   };
   const worker = await startWorker(workerConfig(env), pino({ level: 'silent' }), { crm: createPostgresCrm(db) });
   const gateway = await startGateway(gatewayConfig({ ...env, PORT: '0', HOST: '127.0.0.1' }));
+  // When each stage ended, printed in one line at the end: a run that outlasts its test's timeout says where.
+  const t0 = Date.now();
+  const stages: string[] = [];
+  const mark = (what: string) => stages.push(`${what} ${Date.now() - t0}`);
   try {
     const slot = new Command('get', [`{forms}:${env.QUEUE_NAME}`]).getSlot();
     let stopLoad = false;
@@ -99,6 +103,7 @@ export async function failoverUnderLoad({
         (await db.query('SELECT 1 FROM submissions WHERE email LIKE $1 LIMIT 50', [`${tag}-%`])).rows.length >= 50,
       { timeoutMs: 30_000, everyMs: 100, explain: () => 'the load never got 50 submissions delivered' },
     );
+    mark('50 delivered');
     const victim = await cluster.masterOf(slot);
     const faultAt = Date.now();
     let lastWithoutReplicaAt = faultAt;
@@ -109,6 +114,7 @@ export async function failoverUnderLoad({
       everyMs: 50,
       explain: () => `no replica of ${victim} was promoted`,
     });
+    mark('promoted');
     const promotedAfterMs = Date.now() - faultAt;
     // The last moment the slot surely had no replica: the old master dead or paused, not yet back. It may
     // resync within the restart itself (before `restart` has seen it answer), so not after that.
@@ -124,7 +130,9 @@ export async function failoverUnderLoad({
       },
       { timeoutMs: 30_000, everyMs: 50, explain: () => `the master of slot ${slot} never had a replica online again` },
     );
+    mark('replica online');
     await cluster.waitHealthy({ slot, replicas: 1, timeoutMs: 30_000 });
+    mark('healthy');
     const recoveredAt = Date.now();
     // Load goes on until submissions flow again with a replica in sync: 50 more delivered.
     const deliveredBefore = (await delivered()).size;
@@ -133,9 +141,11 @@ export async function failoverUnderLoad({
       everyMs: 100,
       explain: () => 'submissions did not flow again after the recovery',
     });
+    mark('flowing again');
     stopLoad = true;
     const answers = await load;
 
+    mark('load ended');
     const acknowledged = answers.filter((a) => a.status === 200).length;
     // Lost ones never arrive: wait until everything acknowledged is delivered, or the queue has nothing left
     // to run (jobs the dead master had handed out come back after one lock period), bounded.
@@ -169,6 +179,7 @@ export async function failoverUnderLoad({
       timeoutMs: 90_000,
       everyMs: 250,
     }).catch(() => {});
+    mark('settled');
     // Lost means never delivered: one still on its way (in the queue, or just completed) gets a bounded while more.
     let result = compareDelivery(answers, await delivered());
     if (result.lost.length > 0) {
@@ -193,6 +204,7 @@ export async function failoverUnderLoad({
       }
       console.log(`[cluster] lost submissions found in the queue: ${JSON.stringify(states)}`);
     }
+    mark('lost looked for');
     const spentAttempts = await attemptsSpent(queue);
     await queue.close();
     return {
@@ -206,10 +218,15 @@ export async function failoverUnderLoad({
       acknowledgedAfterRecovery: answers.filter((a) => a.status === 200 && a.at > recoveredAt).length,
     };
   } finally {
+    mark('stopping');
     await gateway.stop();
+    mark('gateway stopped');
     await worker.stop();
+    mark('worker stopped');
     await store.close().catch(() => {});
     await cluster.stop();
+    mark('cluster stopped');
+    console.log(`[cluster] stages, ms from the start: ${stages.join(', ')}`);
   }
 }
 

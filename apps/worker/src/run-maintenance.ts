@@ -2,6 +2,7 @@ import type { ObjectStorage } from '@forms/object-storage';
 import { parseJobPayload, submissionEmail } from '@forms/schemas';
 import { Queue, Worker } from 'bullmq';
 import type { Logger } from 'pino';
+import { closeWorker } from './close-worker.ts';
 import type { WorkerConfig } from './config.ts';
 import { createWorkerRedis } from './create-worker-redis.ts';
 import type { Crm, SpamMarkTarget } from './crm/crm.ts';
@@ -13,6 +14,9 @@ import { maintenanceQueueName, scheduleCvRetention, sweepCvs } from './privacy/s
  * records (`Crm.markSpam`) and returns `{ marked, noRecord }`, ids again.
  */
 export const SPAM_MARK_JOB = 'spam-mark';
+
+/** How long a stop waits for a maintenance job: a sweep or a mark cut short runs again whole. */
+const MAINTENANCE_CLOSE_MS = 2_000;
 export type SpamMarkResult = { marked: string[]; noRecord: string[] };
 
 /**
@@ -51,7 +55,7 @@ export async function runMaintenance({
   worker.on('error', (err) => logger.error({ err }, 'maintenance worker error'));
   return {
     async close() {
-      await worker.close();
+      await closeWorker(worker, { withinMs: MAINTENANCE_CLOSE_MS, logger });
       await submissions.close();
       await queue.close();
       connection.disconnect();

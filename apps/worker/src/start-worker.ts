@@ -2,6 +2,7 @@ import { openObjectStorage } from '@forms/object-storage';
 import { createLogger } from '@forms/observability';
 import { assertNoEviction, waitForRedis } from '@forms/runtime';
 import type { Logger } from 'pino';
+import { closeWorker } from './close-worker.ts';
 import type { WorkerConfig } from './config.ts';
 import { createWorkerRedis } from './create-worker-redis.ts';
 import type { Crm } from './crm/crm.ts';
@@ -95,7 +96,7 @@ export async function startWorker(
       watchRedis.disconnect();
       await eraser?.close();
       await maintenance.close();
-      await worker.close();
+      await closeWorker(worker, { withinMs: config.lockDurationMs, logger });
       await crm.close();
       storage?.close();
     },
