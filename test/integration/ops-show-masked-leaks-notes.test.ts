@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { finalCvKey } from '@forms/object-storage';
 import { toJobPayload } from '@forms/schemas';
-import { Queue } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { runOps } from '../support/ops-cli.ts';
+import { eventually } from '../support/wait.ts';
 
 // Issue 19, item 6: masked `ops show` masked the personal fields by name but printed free text as it came
 // (a note "call me on +44 7700 900123") and the CV's original file name (often the applicant's name); and
@@ -88,4 +90,25 @@ it('`ops replay <unknown id>` exits 1 (nothing found), text and JSON', async () 
   }
   // …and a known id that is not failed is not an error: skipped, exit 0.
   expect((await runOps(['replay', ids.contact], env)).code).toBe(0);
+});
+
+// Issue 54, item 2: `ops show` of a delivered application named the staged key `incoming/cv/…`, which the
+// worker deletes once it has copied the CV to its final key.
+it('ops-show-names-where-the-cv-is-now: staged while queued, the final key once delivered', async () => {
+  const final = finalCvKey(ids.careers, 'application/pdf');
+  expect(final).toMatch(/^cv\//);
+  const queued = await runOps(['show', ids.careers, '--json'], env);
+  expect(queued.json.submissions[0].cv).toBe(`incoming/cv/abc.pdf (staged; at ${final} once delivered)`);
+  // Delivered: completed by a worker of this test's own (the CRM and the copy are the real worker's tests').
+  const worker = new Worker(queueName, async () => ({}), { connection: { url: env.REDIS_URL } });
+  try {
+    await eventually(async () => (await queue.getJobState(ids.careers)) === 'completed', {
+      timeoutMs: 10_000,
+      explain: () => 'the careers job never completed',
+    });
+  } finally {
+    await worker.close();
+  }
+  const delivered = await runOps(['show', ids.careers], env);
+  expect(delivered.stdout).toMatch(new RegExp(`\\n  cv +${final.replace(/[.]/g, '\\.')}\\n`));
 });
