@@ -16,6 +16,7 @@ import { observeRequests } from './middleware/observe-requests.ts';
 import { publicCors } from './middleware/public-cors.ts';
 import { requestId } from './middleware/request-id.ts';
 import { traceRequests } from './middleware/trace-requests.ts';
+import type {} from './request-state.ts';
 import { type AbuseCounters, createAbuseCounters, type ProducerRedis, submissionRoutes } from './submissions/index.ts';
 
 /**

@@ -53,11 +53,8 @@ export async function readFormBody(ctx: Context, type: string, options: FormBody
  */
 const FORM_PEEK_BYTES = 16 * 1024;
 
-/** The form's own pages (`_next`, `_error`), kept for the refusal of a body that could not be read whole. */
-type FormTargets = { _next?: unknown; _error?: unknown };
-
 function keepTargets(ctx: Context, fields: Record<string, unknown>) {
-  ctx.state.formTargets = { _next: fields._next, _error: fields._error } satisfies FormTargets;
+  ctx.state.formTargets = { _next: fields._next, _error: fields._error };
 }
 
 async function readUrlEncoded(ctx: Context, { limit, pace, booleans }: FormBodyOptions) {
