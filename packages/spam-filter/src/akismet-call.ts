@@ -1,3 +1,5 @@
+import { postForm } from './post-form.ts';
+
 export type AkismetSettings = Readonly<{
   apiKey: string;
   /** The site's front page, as registered with Akismet (`blog`). */
@@ -38,21 +40,9 @@ export async function akismetCall(
     comment_content: comment.content,
   });
   if (comment.userAgent) form.set('user_agent', comment.userAgent);
-  let body: string;
-  let res: Response;
-  try {
-    res = await fetch(`${settings.endpoint.replace(/\/$/, '')}/1.1/${method}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: form,
-      signal: AbortSignal.timeout(settings.timeoutMs),
-    });
-    body = (await res.text()).trim();
-  } catch (err) {
-    const name = (err as Error).name;
-    return { unavailable: name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'unreachable' };
-  }
-  if (!res.ok) return { unavailable: `http-${res.status}` };
+  const res = await postForm(`${settings.endpoint.replace(/\/$/, '')}/1.1/${method}`, form, settings.timeoutMs);
+  if ('unavailable' in res) return res;
+  const body = res.text.trim();
   if (method !== 'comment-check')
     return body.startsWith('Thanks') ? { spam: false, discard: false } : { unavailable: body.slice(0, 40) };
   if (body === 'true') return { spam: true, discard: res.headers.get('x-akismet-pro-tip') === 'discard' };

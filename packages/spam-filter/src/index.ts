@@ -2,6 +2,7 @@ export * from './akismet-call.ts';
 export * from './akismet-settings.ts';
 export * from './filter-flag.ts';
 export * from './free-texts.ts';
+export * from './post-form.ts';
 export * from './score-spam.ts';
 export * from './spam-counters.ts';
 export * from './spam-features.ts';

@@ -1,4 +1,5 @@
 import type { ChallengeProvider } from '@forms/schemas';
+import { postForm } from '@forms/spam-filter';
 
 /** Each provider's documented siteverify endpoint (CHALLENGE_VERIFY_URL replaces it, for tests). */
 export const SITEVERIFY_URLS: Record<ChallengeProvider, string> = {
@@ -48,22 +49,13 @@ export async function verifyChallenge(
 ): Promise<ChallengeOutcome> {
   const form = new URLSearchParams({ secret: settings.secret, response: token });
   if (remoteIp) form.set('remoteip', remoteIp);
+  const res = await postForm(settings.verifyUrl, form, settings.timeoutMs);
+  if ('unavailable' in res) return res;
   let answer: { success?: unknown; 'error-codes'?: unknown; score?: unknown };
   try {
-    const res = await fetch(settings.verifyUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: form,
-      signal: AbortSignal.timeout(settings.timeoutMs),
-    });
-    if (!res.ok) {
-      await res.body?.cancel();
-      return { unavailable: `http-${res.status}` };
-    }
-    answer = (await res.json()) as typeof answer;
-  } catch (err) {
-    const name = (err as Error).name;
-    return { unavailable: name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'unreachable' };
+    answer = JSON.parse(res.text) as typeof answer;
+  } catch {
+    return { unavailable: 'bad-answer' };
   }
   if (typeof answer?.success !== 'boolean') return { unavailable: 'bad-answer' };
   const score = typeof answer.score === 'number' ? answer.score : undefined;
