@@ -6,6 +6,7 @@ import {
   type ChallengeProvider,
   envAdminToken,
   envAirtableBaseId,
+  envChallengeProvider,
   envInt,
   envPort,
   parseEnv,
@@ -81,9 +82,7 @@ const EnvSchema = v.object({
   QUARANTINE_MAX: v.optional(envInt, '10000'),
   // Read by the worker's judge too; the gateway reads only which forms require a challenge, and whose.
   SPAM_RULES_FILE: v.optional(v.string()),
-  CHALLENGE_PROVIDER: v.optional(
-    v.picklist(['turnstile', 'hcaptcha', 'recaptcha'], 'must be turnstile, hcaptcha or recaptcha'),
-  ),
+  CHALLENGE_PROVIDER: envChallengeProvider,
   BULL_BOARD_WRITES: v.optional(v.picklist(['true', 'false'], 'must be true or false'), 'false'),
   AIRTABLE_BASE_ID: envAirtableBaseId,
   DATABASE_URL: v.optional(url),

@@ -8,6 +8,12 @@ export const CHALLENGE_TOKEN_FIELDS = {
 } as const;
 export type ChallengeProvider = keyof typeof CHALLENGE_TOKEN_FIELDS;
 
+const PROVIDERS = Object.keys(CHALLENGE_TOKEN_FIELDS) as ChallengeProvider[];
+/** CHALLENGE_PROVIDER as the gateway and the worker read it: one of the providers above, or unset. */
+export const envChallengeProvider = v.optional(
+  v.picklist(PROVIDERS, `must be ${PROVIDERS.slice(0, -1).join(', ')} or ${PROVIDERS.at(-1)}`),
+);
+
 /**
  * What the worker's judge needs beside the submission itself (whose email and free text it reads from the
  * job's data), carried on a job the gateway queued unjudged: the request's facts that validation drops. The

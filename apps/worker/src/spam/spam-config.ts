@@ -1,4 +1,4 @@
-import { envInt, type SubmissionKind } from '@forms/schemas';
+import { envChallengeProvider, envInt, type SubmissionKind } from '@forms/schemas';
 import {
   AKISMET_ENV_ENTRIES,
   type AkismetSettings,
@@ -18,9 +18,7 @@ export const SPAM_ENV_ENTRIES = {
   QUARANTINE_DAYS: v.optional(envInt, '30'),
   QUARANTINE_MAX: v.optional(envInt, '10000'),
   SPAM_RULES_FILE: v.optional(v.string()),
-  CHALLENGE_PROVIDER: v.optional(
-    v.picklist(['turnstile', 'hcaptcha', 'recaptcha'], 'must be turnstile, hcaptcha or recaptcha'),
-  ),
+  CHALLENGE_PROVIDER: envChallengeProvider,
   CHALLENGE_SECRET: v.optional(v.string()),
   CHALLENGE_VERIFY_URL: v.optional(url),
   CHALLENGE_TIMEOUT_MS: v.optional(envInt, '2000'),
