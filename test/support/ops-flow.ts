@@ -75,7 +75,9 @@ export async function failReplayAndCheck({
   expect(failed.json.count).toBe(recordIds.length);
   expect(new Set(failed.json.jobs.map((j: any) => j.recordId))).toEqual(new Set(recordIds));
   if (expectCode) {
-    for (const job of failed.json.jobs) expect({ status: job.status, code: job.code }).toMatchObject(expectCode);
+    // Each with its last error, so a job that failed another way says how.
+    for (const job of failed.json.jobs)
+      expect({ status: job.status, code: job.code }, JSON.stringify(job)).toMatchObject(expectCode);
     const byCode = await runOps(['failed', '--json', '--code', String(expectCode.status)], env);
     expect(byCode.json.count).toBe(recordIds.length);
   }
