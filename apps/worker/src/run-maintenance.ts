@@ -14,10 +14,10 @@ import { maintenanceQueueName, scheduleCvRetention, sweepCvs } from './privacy/s
  * records (`Crm.markSpam`) and returns `{ marked, noRecord }`, ids again.
  */
 export const SPAM_MARK_JOB = 'spam-mark';
+export type SpamMarkResult = { marked: string[]; noRecord: string[] };
 
 /** How long a stop waits for a maintenance job: a sweep or a mark cut short runs again whole. */
 const MAINTENANCE_CLOSE_MS = 2_000;
-export type SpamMarkResult = { marked: string[]; noRecord: string[] };
 
 /**
  * The worker's own jobs, on a queue beside the submissions queue (same prefix, same slot), one at a time
