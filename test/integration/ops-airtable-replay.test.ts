@@ -33,9 +33,9 @@ beforeAll(async () => {
     AIRTABLE_ENDPOINT_URL: server.url,
     AIRTABLE_RATE_LIMIT: '200',
     // The schedule is shortened, so the lease a failed request leaves on its record (twice this timeout,
-    // in case the request still lands) must be too, or each retry waits out 30 s of lease. Not shorter:
-    // at 250 ms a CI run beside the browser tests timed requests out, and jobs failed other than by the
-    // outage's 503 (this test took as long with either).
+    // in case the request still lands) must be too, or each retry waits out 30 s of lease. Not 250 ms: a CI
+    // run beside the browser tests had jobs end failed with no Airtable status (their reasons were not
+    // printed then; a request past 250 ms on a starved machine is the likeliest way). 1 s takes as long here.
     AIRTABLE_REQUEST_TIMEOUT_MS: '1000',
     // The 14-attempt schedule shortened to well under a second in all.
     RETRY_BASE_DELAY_MS: '5',
