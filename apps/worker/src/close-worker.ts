@@ -9,11 +9,12 @@ import type { Logger } from 'pino';
  * as long again before the stop goes on without it: to close the CRM (an embedded PGlite is flushed then),
  * rather than the process's SHUTDOWN_TIMEOUT_MS exiting with it open.
  *
- * Why a bound: BullMQ 6.7's watchdog resets an idle worker's blocking connection when its BZPOPMIN outlives
- * its timeout (as after a cluster failover), and a close that meets that reset waited forever for an `end`
- * the reconnected client never emits (taskforcesh/bullmq#4722 names the race; unfixed in 6.7.6). Seen in
- * test/cluster/master-killed-*.test.ts: the worker's maintenance queue, idle through the failover, never
- * closed, and the test hung past its 180 s.
+ * Why a bound: in test/cluster/master-killed-*.test.ts beside the fault tier, a third of the runs hung past
+ * their 180 s in the close of the worker's maintenance queue, idle through the failover. At that moment its
+ * blocking client was `ready` again (not closing) and BullMQ's main loop still ran. BullMQ 6.7 resets an
+ * idle worker's blocking connection when a BZPOPMIN outlives its timeout (as after a failover), and a close
+ * that meets that reconnect is the likeliest way (taskforcesh/bullmq#4722 names a race of this kind; 6.7.6
+ * has the same code). Ending the connections did not always end the close: once the stop went on without it.
  */
 export async function closeWorker(worker: Worker, { withinMs, logger }: { withinMs: number; logger: Logger }) {
   const closed = worker.close().then(() => true);
