@@ -14,6 +14,7 @@ describe('isRedisTransition', () => {
     new ReplyError('ASK 7311 127.0.0.1:15145'),
     new ReplyError('LOADING Redis is loading the dataset in memory'),
     new ReplyError("READONLY You can't write against a read only replica."),
+    new ReplyError('UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)'),
     new Error('Too many Cluster redirections. Last error: ReplyError: TRYAGAIN Multiple keys request'),
     new Error("Stream isn't writeable and enableOfflineQueue options is false"),
     new Error("Cluster isn't ready and enableOfflineQueue options is false"),

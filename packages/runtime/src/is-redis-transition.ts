@@ -2,9 +2,10 @@
  * Redis reply errors a failover, a restart or a slot move explains: the cluster down or electing
  * (CLUSTERDOWN, MASTERDOWN), a multi-key command whose keys are split by a slot being migrated (TRYAGAIN),
  * redirections (MOVED, ASK; ioredis follows them itself, so one reaching us is a storm it gave up on), a
- * node still loading its append-only file (LOADING), a write that reached a master just demoted (READONLY).
+ * node still loading its append-only file (LOADING), a write that reached a master just demoted (READONLY),
+ * a blocking command (the durable-ack WAIT) on a master demoted while it waited (UNBLOCKED).
  */
-const TRANSITION_REPLIES = /^(CLUSTERDOWN|MASTERDOWN|TRYAGAIN|MOVED|ASK|LOADING|READONLY)\b/;
+const TRANSITION_REPLIES = /^(CLUSTERDOWN|MASTERDOWN|TRYAGAIN|MOVED|ASK|LOADING|READONLY|UNBLOCKED)\b/;
 
 /** Socket errors of a node going away or not back yet. */
 const TRANSITION_CODES = new Set([
