@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 import { createWorkerRedis } from '../../apps/worker/src/create-worker-redis.ts';
 import { openTestDatabase } from '../support/crm-database.ts';
 import { startPartitionableCluster } from '../support/partitionable-cluster.ts';
+import { stopWithin } from '../support/stop-within.ts';
 import { validBody } from '../support/valid-bodies.ts';
 import { eventually, sleep } from '../support/wait.ts';
 
@@ -279,10 +280,15 @@ it('stores each keyed submission once, under the recordId it answered, through a
     expect(lost).toEqual([]);
     expect(notTheCrms).toEqual([]);
   } finally {
-    await queue.close();
-    await gateway.stop();
-    await worker.stop();
-    await store.close().catch(() => {});
-    await cluster.stop();
+    await stopWithin(
+      [
+        ['the test queue', () => queue.close()],
+        ['the gateway', () => gateway.stop()],
+        ['the worker', () => worker.stop()],
+        ['the store', () => store.close()],
+        ['the cluster', () => cluster.stop()],
+      ],
+      { label: '[cluster] partition test, stops' },
+    );
   }
 }, 120_000);

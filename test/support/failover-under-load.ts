@@ -7,6 +7,7 @@ import { Command } from 'ioredis';
 import { pino } from 'pino';
 import { createWorkerRedis } from '../../apps/worker/src/create-worker-redis.ts';
 import { openTestDatabase } from './crm-database.ts';
+import { stopWithin } from './stop-within.ts';
 import { type Answer, compareDelivery, submitMany } from './submit-many.ts';
 import { eventually } from './wait.ts';
 
@@ -219,14 +220,16 @@ export async function failoverUnderLoad({
     };
   } finally {
     mark('stopping');
-    await gateway.stop();
-    mark('gateway stopped');
-    await worker.stop();
-    mark('worker stopped');
-    await store.close().catch(() => {});
-    await cluster.stop();
-    mark('cluster stopped');
     console.log(`[cluster] stages, ms from the start: ${stages.join(', ')}`);
+    await stopWithin(
+      [
+        ['the gateway', () => gateway.stop()],
+        ['the worker', () => worker.stop()],
+        ['the store', () => store.close()],
+        ['the cluster', () => cluster.stop()],
+      ],
+      { label: '[cluster] failover, stops' },
+    );
   }
 }
 
