@@ -1,4 +1,6 @@
-import { createRequire } from 'node:module';
+import { createRequire, enableCompileCache } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 // Brings in the typing of inject('redisUrl').
 import type {} from '@forms/local-services/vitest-redis-setup';
 import { defineConfig } from 'vitest/config';
@@ -9,7 +11,7 @@ const postgresSetup = './test/support/postgres-template-setup.ts';
 
 /** Each tier's own settings: what it starts before its files, and how many files run at once. */
 const SETTINGS: Record<Tier, { globalSetup: string[]; maxWorkers?: number; fileParallelism?: boolean }> = {
-  unit: { globalSetup: [] },
+  unit: { globalSetup: [], maxWorkers: 2 },
   // Each file has its own queue (and servers on free ports), so two run side by side, one per core.
   integration: { globalSetup: [redisSetup], maxWorkers: 2 },
   postgres: { globalSetup: [redisSetup, postgresSetup], maxWorkers: 2 },
@@ -26,6 +28,12 @@ const SETTINGS: Record<Tier, { globalSetup: string[]; maxWorkers?: number; fileP
  */
 const files = testFiles();
 
+// Every Node process of a run (vitest's workers, and the apps, ops commands and `pnpm start`s the tests start)
+// keeps what it compiled in Node's module compile cache, as the entry points do (require-supported-node.js):
+// the tests start hundreds of processes of the same files (docs/testing.md#how-long-ci-takes).
+process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'node-compile-cache');
+enableCompileCache();
+
 export default defineConfig({
   test: {
     projects: TIERS.map((tier, groupOrder) => ({
@@ -35,6 +43,9 @@ export default defineConfig({
         testTimeout: tier === 'unit' ? 10_000 : 30_000,
         hookTimeout: 60_000,
         sequence: { groupOrder },
+        // The files of a worker share its modules, loaded once: a fresh set per file cost a quarter of the
+        // integration tier's CPU. A file that mocks a module resets them (adding-a-form.test.ts shows how).
+        isolate: false,
         ...SETTINGS[tier],
       },
     })),

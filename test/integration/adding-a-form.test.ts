@@ -7,7 +7,10 @@ import { type Pipeline, startPipeline } from '../support/pipeline.ts';
 import { eventually } from '../support/wait.ts';
 
 // The steps of docs/site-forms.md#adding-a-form, followed once: the fixture's endpoint row is appended to the one
-// list every part reads. If any part restated the kinds by hand, the new form would miss it here.
+// list every part reads. If any part restated the kinds by hand, the new form would miss it here. The files of
+// a vitest worker share one module registry (`isolate: false`, vitest.config.ts), so the mock meets modules
+// evaluated afresh, and the file leaves none of its mocked ones to the next.
+vi.hoisted(() => vi.resetModules());
 vi.mock('../../packages/schemas/src/submission-endpoints.ts', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../packages/schemas/src/submission-endpoints.ts')>();
   const { NEWSLETTER_SIGNUP } = await import('../fixtures/newsletter-signup.ts');
@@ -18,7 +21,10 @@ let pipeline: Pipeline;
 beforeAll(async () => {
   pipeline = await startPipeline();
 });
-afterAll(() => pipeline?.stop());
+afterAll(async () => {
+  await pipeline?.stop();
+  vi.resetModules();
+});
 
 describe('adding a form: a schema, one endpoint row and a CRM mapping entry', () => {
   it('is a route, a job in the catalog and a row in the Postgres store', async () => {
