@@ -63,7 +63,8 @@ export async function failoverUnderLoad({
     REDIS_HOLD_MS: String(holdMs),
     // All the load comes from 127.0.0.1: the per-client limit (600/min by default) would answer it 429.
     RATE_LIMIT_REQUESTS: '0',
-    LOG_LEVEL: 'silent',
+    // FAILOVER_LOG_LEVEL=warn shows the gateway's reason for each 503 (what found `ERR WAIT cannot be used…`).
+    LOG_LEVEL: process.env.FAILOVER_LOG_LEVEL ?? 'silent',
     // A job the dead master had just handed to the worker (the reply lost with it) sits in the promoted
     // replica's active list until the stalled check returns it: after one lock period. Short here, so the
     // drain below sees it delivered.

@@ -3,9 +3,11 @@
  * (CLUSTERDOWN, MASTERDOWN), a multi-key command whose keys are split by a slot being migrated (TRYAGAIN),
  * redirections (MOVED, ASK; ioredis follows them itself, so one reaching us is a storm it gave up on), a
  * node still loading its append-only file (LOADING), a write that reached a master just demoted (READONLY),
- * a blocking command (the durable-ack WAIT) on a master demoted while it waited (UNBLOCKED).
+ * a blocking command (the durable-ack WAIT) on a master demoted while it waited (UNBLOCKED), or demoted
+ * before it read the WAIT (a stale master woken from a pause reads what was sent to it as a replica).
  */
-const TRANSITION_REPLIES = /^(CLUSTERDOWN|MASTERDOWN|TRYAGAIN|MOVED|ASK|LOADING|READONLY|UNBLOCKED)\b/;
+const TRANSITION_REPLIES =
+  /^(?:(?:CLUSTERDOWN|MASTERDOWN|TRYAGAIN|MOVED|ASK|LOADING|READONLY|UNBLOCKED)\b|ERR WAIT cannot be used with replica)/;
 
 /** Socket errors of a node going away or not back yet. */
 const TRANSITION_CODES = new Set([
