@@ -59,7 +59,13 @@ it('a CRM write retried after a fault is not judged again: one siteverify call, 
         .rows[0]!.n === 1,
   );
   expect(siteverify.requests).toHaveLength(1);
-  const [job] = await pipeline.queue.getJobs(['completed']);
+  // The row is committed before BullMQ moves the job to completed (once the handler has returned): a read of
+  // the completed jobs right after the row appeared once found none (a fresh-clone CI run).
+  let job: Awaited<ReturnType<typeof pipeline.queue.getJobs>>[number] | undefined;
+  await eventually(async () => {
+    [job] = await pipeline.queue.getJobs(['completed']);
+    return job !== undefined;
+  });
   expect(job!.attemptsMade).toBe(2);
   // The verdict in the inputs' place: no token, address or user agent left on the job.
   expect(job!.data.judge).toBeUndefined();
