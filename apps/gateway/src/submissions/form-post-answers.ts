@@ -1,4 +1,4 @@
-import type { SubmissionEndpoint } from '@forms/schemas';
+import { BODY_LIMITS, type SubmissionEndpoint } from '@forms/schemas';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config.ts';
@@ -18,13 +18,12 @@ export function formPostAnswers(options: {
   config: Pick<GatewayConfig, 'formRedirectUrls' | 'cvUploadPace'>;
   logger?: Logger | undefined;
   metrics?: GatewayMetrics | undefined;
-  /** A refused browser post is read to its end up to this many bytes, so the person reads the answer. */
-  drainMaxBytes: number;
 }) {
   const allowedTarget = redirectAllowlist(options.config.formRedirectUrls);
   const refusedRedirect = noteRefusedRedirect({ logger: options.logger, metrics: options.metrics });
-  // Within the careers deadline: a CV past its limit is still arriving.
-  const drainLimits = { maxBytes: options.drainMaxBytes, timeoutMs: options.config.cvUploadPace.timeoutMs };
+  // A refused browser post is read to its end, so the person reads the answer: up to twice the largest body,
+  // within the careers deadline (a CV past its limit is still arriving).
+  const drainLimits = { maxBytes: 2 * BODY_LIMITS.careersBytes, timeoutMs: options.config.cvUploadPace.timeoutMs };
 
   /**
    * The allowlisted URL in a form's `_next` or `_error` field; absent, none. Off the list is the site's

@@ -106,9 +106,7 @@ export function wireSubmissionWing(wing: SubmissionWingDeps) {
       },
     ]),
   );
-  // A refused browser post is read to its end up to twice the largest body.
-  const forms = formPostAnswers({ ...wing, drainMaxBytes: 2 * BODY_LIMITS.careersBytes });
-  return { deps, cvSlots, routes, forms };
+  return { deps, cvSlots, routes, forms: formPostAnswers(wing) };
 }
 
 /** The WAIT and the slot's owner it is checked against, sharing one slot look-up. */
