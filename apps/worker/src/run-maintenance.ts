@@ -11,7 +11,7 @@ import { maintenanceQueueName, scheduleCvRetention, sweepCvs } from './privacy/s
 /**
  * The job `ops spam mark` adds to the maintenance queue for delivered submissions: `{ submissionIds }` (ids
  * only, never an address: the maintenance queue is not one erase searches). A worker marks their CRM
- * records (`Crm.markSpam`) and returns `{ marked, noRecord }`, ids again.
+ * records (`Crm.markSpam`) and returns `{ marked, noRecord }`, ids again, each list in the order asked.
  */
 export const SPAM_MARK_JOB = 'spam-mark';
 export type SpamMarkResult = { marked: string[]; noRecord: string[] };
@@ -76,6 +76,7 @@ async function markSpamOf(crm: Crm, submissions: Queue, ids: unknown): Promise<S
     if (read && 'payload' in read)
       targets.push({ submissionId: id, kind: read.payload.kind, email: submissionEmail(read.payload) });
   }
-  const marked = await crm.markSpam(targets);
-  return { marked, noRecord: wanted.filter((id) => !marked.includes(id)) };
+  // In the order asked, whatever order the CRM found its records in.
+  const found = new Set(await crm.markSpam(targets));
+  return { marked: wanted.filter((id) => found.has(id)), noRecord: wanted.filter((id) => !found.has(id)) };
 }
