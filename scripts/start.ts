@@ -27,7 +27,7 @@ const { hasRedisServerBinary, startLocalS3, startRedisServer, stopLeftBehindRedi
 type LocalRedis = import('@forms/local-services').LocalRedis;
 type LocalS3 = import('@forms/local-services').LocalS3;
 const { createLogger } = await import('@forms/observability');
-const { stopOnSignals } = await import('@forms/runtime');
+const { exitProcess, stopOnSignals } = await import('@forms/runtime');
 const { parseEnv, redisSettings, SHARED_ENV_ENTRIES } = await import('@forms/schemas');
 const {
   loadConfig: loadWorkerConfig,
@@ -40,7 +40,8 @@ const v = await import('valibot');
 
 // Only what the launcher itself decides on; each app parses the whole environment again, strictly. A bad
 // value here stops it in one line, before anything starts.
-const env = readLauncherEnv();
+const env = readLauncherEnv() ?? (await exitProcess(1));
+/** The launcher's settings; undefined once it has said which is wrong. */
 function readLauncherEnv() {
   try {
     return parseEnv(
@@ -57,7 +58,7 @@ function readLauncherEnv() {
     );
   } catch (err) {
     createLogger({ level: 'info' }).fatal((err as Error).message);
-    process.exit(1);
+    return undefined;
   }
 }
 const logger = createLogger({ level: env.LOG_LEVEL });
@@ -204,7 +205,7 @@ async function failed(err: unknown): Promise<void> {
   await stopStarted().catch((stopErr: unknown) =>
     logger.error({ err: stopErr }, 'forms pipeline: error while stopping'),
   );
-  process.exit(1);
+  await exitProcess(1);
 }
 
 await startAll().catch(failed);

@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import { boundUrl } from '@forms/runtime';
+import { boundUrl, exitProcess } from '@forms/runtime';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, type MetricObjectWithValues, type MetricValue, type Registry } from 'prom-client';
 
@@ -62,7 +62,7 @@ export function runGatewayProcesses({
       // One still starting had nothing to drain: however the signal ended it, it stopped cleanly.
       if (wasListening && code !== 0) failed = true;
       logger.info(`gateway process ${worker.process.pid} stopped (${how})`);
-      if (workers().length === 0) process.exit(failed ? 1 : 0);
+      if (workers().length === 0) void exitProcess(failed ? 1 : 0);
     } else if (!wasListening) {
       logger.fatal(`gateway process ${worker.process.pid} exited (${how}) before it listened; stopping the others`);
       failed = true;
@@ -119,7 +119,7 @@ export function runGatewayProcesses({
       logger.error(`gateway processes did not stop within ${deadlineMs + 5_000} ms; exiting`);
       process.exit(1);
     }, deadlineMs + 5_000).unref();
-    if (workers().length === 0) process.exit(failed ? 1 : 0);
+    if (workers().length === 0) void exitProcess(failed ? 1 : 0);
   }
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { createLogger, type Tracing } from '@forms/observability';
-import { stopOnSignals } from '@forms/runtime';
+import { exitProcess, stopOnSignals } from '@forms/runtime';
 import { loadConfig } from './config.ts';
 import { runGatewayProcesses } from './gateway-processes.ts';
 import { startGateway } from './start-gateway.ts';
@@ -17,7 +17,7 @@ export async function runGateway(tracing: Tracing): Promise<void> {
   }
   const gateway = await startGateway(config, logger).catch((err: Error) => {
     logger.fatal(err.message);
-    process.exit(1);
+    return exitProcess(1);
   });
   logger.info(cluster.isWorker ? `gateway process ${process.pid} listening` : `gateway listening on ${gateway.url}`);
   stopOnSignals({

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openObjectStorage } from '@forms/object-storage';
 import { createLogger } from '@forms/observability';
-import { assertNoEviction, boundUrl, listenOn, waitForRedis, watchSharedSecret } from '@forms/runtime';
+import { assertNoEviction, boundUrl, exitProcess, listenOn, waitForRedis, watchSharedSecret } from '@forms/runtime';
 import { SECRET_DIFFERS_TTL_MS, secretCheckValue, secretDiffersReason, sharedSecretKeys } from '@forms/schemas';
 import type { Logger } from 'pino';
 import { createApp } from './app.ts';
@@ -25,7 +25,7 @@ export async function startGateway(
   {
     onFatal = (err: Error) => {
       logger.fatal(err.message);
-      process.exit(1);
+      void exitProcess(1);
     },
     alsoNotReady,
   }: {

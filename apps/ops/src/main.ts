@@ -6,7 +6,7 @@ const tracing = await startTracing({ serviceName: 'forms-ops' }, process.env);
 const { loadConfig } = await import('./config.ts');
 const { readLocalSettings } = await import('@forms/worker');
 const { runOps } = await import('./run-ops.ts');
-const { exitAfterOutput, quietWhenReaderCloses } = await import('@forms/runtime');
+const { exitProcess, quietWhenReaderCloses } = await import('@forms/runtime');
 
 // A reader that quits early (`| head -1`) ends the output quietly; the exit status stays the command's.
 quietWhenReaderCloses();
@@ -30,4 +30,4 @@ const code = await withSpan(`ops ${command}`, {}, async (span) => {
 });
 await tracing.stop();
 // Only once the output has left: process.exit() alone cut it at 64 KiB in a pipe (issue 54).
-await exitAfterOutput(code);
+await exitProcess(code);

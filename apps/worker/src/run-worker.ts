@@ -1,5 +1,5 @@
 import { createLogger, type Tracing } from '@forms/observability';
-import { stopOnSignals } from '@forms/runtime';
+import { exitProcess, stopOnSignals } from '@forms/runtime';
 import { loadConfig } from './config.ts';
 import { startWorker } from './start-worker.ts';
 
@@ -9,7 +9,7 @@ export async function runWorker(tracing: Tracing): Promise<void> {
   const logger = createLogger({ level: config.logLevel, base: { app: 'worker' } });
   const worker = await startWorker(config, logger).catch((err: Error) => {
     logger.fatal(err.message);
-    process.exit(1);
+    return exitProcess(1);
   });
   logger.info({ queue: config.queueName }, 'worker consuming');
   // Active jobs finish; past the deadline they are picked up again by the stalled check.

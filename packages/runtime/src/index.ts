@@ -1,7 +1,7 @@
 export { assertNoEviction, EvictionPolicyError } from './assert-no-eviction.ts';
 export { boundUrl } from './bound-url.ts';
 export { checkSharedSecret, type SecretCheck } from './check-shared-secret.ts';
-export { exitAfterOutput, quietWhenReaderCloses } from './exit-after-output.ts';
+export { exitProcess, quietWhenReaderCloses } from './exit-process.ts';
 export { isRedisTransition } from './is-redis-transition.ts';
 export { listenOn } from './listen-on.ts';
 export {

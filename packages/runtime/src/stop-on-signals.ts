@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { exitProcess } from './exit-process.ts';
 
 /**
  * The one shutdown sequence of every process (gateway, worker, `pnpm start`): on SIGTERM or SIGINT, run
@@ -29,9 +30,9 @@ export function stopOnSignals({
       await stop();
     } catch (err) {
       logger.error({ err }, `${what}: error while stopping`);
-      process.exit(1);
+      await exitProcess(1);
     }
-    process.exit(0);
+    await exitProcess(0);
   }
   process.on('SIGTERM', (signal) => void shutdown(signal));
   process.on('SIGINT', (signal) => void shutdown(signal));
