@@ -37,15 +37,15 @@ export async function spawnStart(
     script = 'start',
     readyOn = script === 'demo' ? 'site' : 'gateway',
     firstStart = false,
-    oneCore = false,
+    core,
   }: {
     via?: 'node' | 'pnpm';
     script?: 'start' | 'demo';
     readyOn?: 'gateway' | 'site' | 'redis';
     /** Its own DATA_DIR left empty, as a newcomer's first start finds it (PGlite's initdb included). */
     firstStart?: boolean;
-    /** Every thread of it on one CPU (`taskset`): V8's compiler threads then share the core with its main thread. */
-    oneCore?: boolean;
+    /** Every thread of it on this CPU (`taskset`): V8's compiler threads then share it with its main thread. */
+    core?: number;
   } = {},
 ): Promise<StartProcess> {
   // As a terminal runs it: without the variables the pnpm running this test set for its children (one of
@@ -59,7 +59,8 @@ export async function spawnStart(
   if (ownDir && !firstStart && !env.DATABASE_URL) await seedPglite(ownDir);
   const [program, programArgs] =
     via === 'pnpm' ? ['pnpm', [script]] : [process.execPath, [`${REPO_ROOT}scripts/start.ts`]];
-  const [command, args] = oneCore ? ['taskset', ['-c', '0', program, ...programArgs]] : [program, programArgs];
+  const [command, args] =
+    core === undefined ? [program, programArgs] : ['taskset', ['-c', String(core), program, ...programArgs]];
   // As a terminal runs it: without this run's node_modules/.bin on PATH (pnpm puts it there itself).
   const PATH = (process.env.PATH ?? '')
     .split(':')
